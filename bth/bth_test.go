@@ -1,0 +1,189 @@
+package bth_test
+
+import (
+	"encoding/hex"
+	"errors"
+	"testing"
+
+	"github.com/rocekit/rocekit"
+	"github.com/rocekit/rocekit/bth"
+	"github.com/rocekit/rocekit/opcode"
+	"github.com/rocekit/rocekit/proptest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+func unhex(t testing.TB, s string) []byte {
+	b, err := hex.DecodeString(s)
+	require.NoError(t, err)
+	return b
+}
+
+// Golden BTHs from ib-facts.md §3.4 (vectors A, C, D).
+func TestGolden(t *testing.T) {
+	cases := []struct {
+		hex  string
+		want bth.Fields
+	}{
+		{"0450ffff0000001280000001", bth.Fields{Opcode: opcode.RCSendOnly, MigReq: true, PadCnt: 1, PKey: 0xFFFF, DestQP: 0x12, AckReq: true, PSN: 1}},
+		{"8100ffff4000011800000000", bth.Fields{Opcode: opcode.CNP, PKey: 0xFFFF, BECN: true, DestQP: 0x118}},
+		{"0a70ffff0000010a80a788bc", bth.Fields{Opcode: opcode.RCRDMAWriteOnly, MigReq: true, PadCnt: 3, PKey: 0xFFFF, DestQP: 0x10a, AckReq: true, PSN: 0xa788bc}},
+		{"1140ffff0000010900a788c0", bth.Fields{Opcode: opcode.RCAcknowledge, MigReq: true, PKey: 0xFFFF, DestQP: 0x109, PSN: 0xa788c0}},
+	}
+	for _, c := range cases {
+		b := unhex(t, c.hex)
+		h, err := bth.New(b)
+		require.NoError(t, err)
+		assert.Equal(t, c.want, h.Fields(), c.hex)
+		assert.NoError(t, h.Validate())
+		out := make([]byte, bth.Len)
+		require.NoError(t, c.want.Encode(out))
+		assert.Equal(t, b, out)
+	}
+}
+
+func TestEveryFieldBits(t *testing.T) {
+	b := make([]byte, bth.Len)
+	h, _ := bth.New(b)
+	h.SetOpcode(0xAB)
+	h.SetSE(true)
+	h.SetMigReq(true)
+	h.SetPadCnt(3)
+	h.SetTVer(0xF)
+	h.SetPKey(0x1234)
+	h.SetFECN(true)
+	h.SetBECN(true)
+	h.SetResv6(0x3F)
+	h.SetDestQP(0xFEDCBA)
+	h.SetAckReq(true)
+	h.SetResv7(0x7F)
+	h.SetPSN(0x123456)
+	assert.Equal(t, "abff1234fffedcbaff123456", hex.EncodeToString(b))
+	h.SetSE(false)
+	h.SetPadCnt(0)
+	h.SetFECN(false)
+	h.SetResv6(0)
+	h.SetAckReq(false)
+	assert.Equal(t, "ab4f123440fedcba7f123456", hex.EncodeToString(b))
+	h.SetMigReq(false)
+	h.SetTVer(0)
+	h.SetBECN(false)
+	h.SetResv7(0)
+	assert.Equal(t, "ab00123400fedcba00123456", hex.EncodeToString(b))
+}
+
+func TestTruncated(t *testing.T) {
+	for n := 0; n < bth.Len; n++ {
+		_, err := bth.New(make([]byte, n))
+		require.Error(t, err)
+		assert.True(t, errors.Is(err, rocekit.ErrTruncated))
+		var he *rocekit.HeaderError
+		require.True(t, errors.As(err, &he))
+		assert.Equal(t, "bth", he.Header)
+		assert.Equal(t, bth.Len, he.Need)
+		assert.Equal(t, n, he.Have)
+	}
+	f := bth.Fields{}
+	assert.ErrorIs(t, f.Encode(make([]byte, 11)), rocekit.ErrTruncated)
+}
+
+func TestValidate(t *testing.T) {
+	b := unhex(t, "0450ffff0000001280000001")
+	h, _ := bth.New(b)
+	h.SetTVer(1)
+	err := h.Validate()
+	assert.ErrorIs(t, err, rocekit.ErrInvalid)
+	assert.Contains(t, err.Error(), "bth.TVer")
+	h.SetTVer(0)
+	h.SetOpcode(0x18)
+	err = h.Validate()
+	assert.ErrorIs(t, err, rocekit.ErrUnknownOpcode)
+	assert.Contains(t, err.Error(), "UNKNOWN_0x18")
+	assert.Equal(t, opcode.Opcode(0x18), h.Opcode(), "BTH still readable")
+}
+
+func TestEncodeRejectsWideFields(t *testing.T) {
+	b := make([]byte, bth.Len)
+	for _, f := range []bth.Fields{{PadCnt: 4}, {TVer: 16}, {Resv6: 64}, {DestQP: 1 << 24}, {Resv7: 128}, {PSN: 1 << 24}} {
+		err := f.Encode(b)
+		assert.ErrorIs(t, err, rocekit.ErrInvalid, "%+v", f)
+	}
+	assert.Equal(t, make([]byte, bth.Len), b, "nothing written on error")
+}
+
+func TestRoundTripFields(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		f := proptest.BTHFields().Draw(t, "f")
+		b := make([]byte, bth.Len)
+		if err := f.Encode(b); err != nil {
+			t.Fatal(err)
+		}
+		h, err := bth.New(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Fields() != f {
+			t.Fatalf("got %v want %v", h.Fields(), f)
+		}
+	})
+}
+
+func TestRoundTripBytes(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		b := rapid.SliceOfN(rapid.Byte(), bth.Len, bth.Len).Draw(t, "b")
+		h, err := bth.New(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := h.Fields()
+		out := make([]byte, bth.Len)
+		if err := f.Encode(out); err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != string(b) {
+			t.Fatalf("got %x want %x", out, b)
+		}
+	})
+}
+
+func TestString(t *testing.T) {
+	f := bth.Fields{Opcode: opcode.RCSendOnly, PKey: 0xFFFF, DestQP: 0x12, AckReq: true, PSN: 1}
+	assert.Equal(t, "BTH opcode=RC_SEND_ONLY(0x04) se=0 m=0 padcnt=0 tver=0 p_key=0xffff fecn=0 becn=0 resv6=0x00 destqp=0x000012 a=1 resv7=0x00 psn=1", f.String())
+}
+
+var sink bth.Fields
+
+func BenchmarkView(b *testing.B) {
+	buf := unhex(b, "0450ffff0000001280000001")
+	b.ReportAllocs()
+	var n uint32
+	for i := 0; i < b.N; i++ {
+		h, err := bth.New(buf)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += h.PSN() + h.DestQP() + uint32(h.Opcode())
+	}
+	_ = n
+}
+
+func BenchmarkDecode(b *testing.B) {
+	buf := unhex(b, "0450ffff0000001280000001")
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		h, _ := bth.New(buf)
+		sink = h.Fields()
+	}
+}
+
+func BenchmarkEncode(b *testing.B) {
+	f := bth.Fields{Opcode: opcode.RCSendOnly, PKey: 0xFFFF, DestQP: 0x12, AckReq: true, PSN: 1}
+	buf := make([]byte, bth.Len)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if err := f.Encode(buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
