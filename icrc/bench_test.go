@@ -1,0 +1,70 @@
+package icrc_test
+
+import (
+	"fmt"
+	"hash/crc32"
+	"testing"
+
+	"github.com/rocekit/rocekit/icrc"
+)
+
+// frameOf returns a RoCEv2/IPv4 Ethernet frame of n bytes (ICRC included).
+func frameOf(n int) []byte {
+	f := make([]byte, n)
+	copy(f[14:], []byte{0x45, 0x02})
+	for i := 54; i < n; i++ {
+		f[i] = byte(i)
+	}
+	return f
+}
+
+var sizes = []int{64, 1024, 4096}
+
+// BenchmarkVerifyIPv4 checks the ICRC of whole frames; compare with
+// BenchmarkChecksumIEEE over the same number of bytes (BENCHMARKS.md).
+func BenchmarkVerifyIPv4(b *testing.B) {
+	for _, n := range sizes {
+		f := frameOf(n)
+		c, _ := icrc.IPv4(f[14 : n-4])
+		icrc.Put(f[n-4:], c)
+		var calc icrc.Calc
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(n))
+			for i := 0; i < b.N; i++ {
+				c, err := calc.IPv4(f[14 : n-4])
+				if err != nil || c != icrc.Get(f[n-4:]) {
+					b.Fatal("bad icrc")
+				}
+			}
+		})
+	}
+}
+
+var sink uint32
+
+func BenchmarkChecksumIEEE(b *testing.B) {
+	for _, n := range sizes {
+		f := frameOf(n)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(n))
+			for i := 0; i < b.N; i++ {
+				sink = crc32.ChecksumIEEE(f)
+			}
+		})
+	}
+}
+
+func BenchmarkVCRC(b *testing.B) {
+	for _, n := range sizes {
+		f := frameOf(n)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(n))
+			for i := 0; i < b.N; i++ {
+				sink += uint32(icrc.VCRC(f))
+			}
+		})
+	}
+}

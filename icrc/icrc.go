@@ -1,0 +1,253 @@
+// Package icrc computes and checks the InfiniBand invariant CRC (ICRC) of
+// RoCEv2 (IPv4 and IPv6), RoCEv1 and native InfiniBand packets, and the
+// variant CRC (VCRC) of native InfiniBand packets (ib-facts.md §3).
+//
+// The ICRC is CRC-32 (IEEE, reflected, as hash/crc32.ChecksumIEEE) over a
+// pseudo packet in which every field a switch or router may change is set to
+// all ones. Nothing is copied but the few header bytes that need masking: they
+// are masked in a small stack buffer, then the CRC continues over the rest of
+// the packet in place.
+//
+// Every function takes the packet from its network header (IPv4, IPv6, GRH or
+// LRH) through the last pad byte, with the ICRC itself excluded. The ICRC is
+// sent least-significant byte first: use Put and Get to move it to and from
+// the wire.
+package icrc
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"sync"
+
+	"github.com/rocekit/rocekit"
+)
+
+// Len is the size of the ICRC on the wire.
+const Len = 4
+
+// VCRCLen is the size of the VCRC on the wire.
+const VCRCLen = 2
+
+// seed is crc32.ChecksumIEEE of eight 0xFF bytes: the state after the
+// all-ones stand-in for the LRH that RoCE and global IB packets start with
+// (ib-facts.md §3.2).
+const seed = 0x2144DF1C
+
+const (
+	bthLen  = 12
+	udpLen  = 8
+	ipv6Len = 40
+	grhLen  = 40
+	lrhLen  = 8
+)
+
+// Put writes v into b[0:4] in wire order (least significant byte first).
+func Put(b []byte, v uint32) { binary.LittleEndian.PutUint32(b, v) }
+
+// Get reads an ICRC from b[0:4] in wire order.
+func Get(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
+
+// Calc computes ICRCs without allocating: hash/crc32 keeps the buffers it
+// is given on the heap, so the masked copy of the headers lives in this
+// reusable scratch space. A Calc must not be used by two goroutines at once.
+// Its zero value is ready to use. The package-level functions borrow one
+// from a pool.
+type Calc struct {
+	buf [scratch]byte
+}
+
+// scratch is how much of the packet is copied before masking: at least the
+// largest masked prefix, and enough that short packets go to the CRC in one
+// call (the vectorised path of hash/crc32 starts at 64 bytes).
+const scratch = 128
+
+var pool = sync.Pool{New: func() any { return new(Calc) }}
+
+// IPv4 returns the ICRC of a RoCEv2 packet over IPv4: b runs from the first
+// byte of the IPv4 header through the pad. TOS, TTL, header checksum, UDP
+// checksum and BTH byte 4 (FECN, BECN, Resv6) are masked. IPv4 options, where
+// present, are covered as they are (ib-facts.md §3.1 leaves this unverified).
+func IPv4(b []byte) (uint32, error) {
+	c := pool.Get().(*Calc)
+	v, err := c.IPv4(b)
+	pool.Put(c)
+	return v, err
+}
+
+// IPv6 returns the ICRC of a RoCEv2 packet over IPv6: b runs from the first
+// byte of the IPv6 header through the pad. Traffic class, flow label, hop
+// limit, UDP checksum and BTH byte 4 are masked.
+func IPv6(b []byte) (uint32, error) {
+	c := pool.Get().(*Calc)
+	v, err := c.IPv6(b)
+	pool.Put(c)
+	return v, err
+}
+
+// GRH returns the ICRC of a packet that starts with a GRH: RoCEv1 (after the
+// Ethernet header). b runs from the first GRH byte through the pad.
+func GRH(b []byte) (uint32, error) {
+	c := pool.Get().(*Calc)
+	v, err := c.GRH(b)
+	pool.Put(c)
+	return v, err
+}
+
+// LRH returns the ICRC of a native InfiniBand packet: b runs from the first
+// LRH byte through the pad (ICRC and VCRC excluded). With LNH 3 (GRH follows)
+// the whole LRH counts as all ones and the GRH is masked; with LNH 2 the LRH
+// is covered as sent but with VL set to 0xF. Other LNH values carry no IBA
+// transport and give an error.
+func LRH(b []byte) (uint32, error) {
+	c := pool.Get().(*Calc)
+	v, err := c.LRH(b)
+	pool.Put(c)
+	return v, err
+}
+
+// IPv4 is the allocation-free form of the package-level IPv4.
+func (c *Calc) IPv4(b []byte) (uint32, error) {
+	if len(b) < 20 {
+		return 0, rocekit.Truncated("ipv4", 20, len(b))
+	}
+	ihl := int(b[0]&0x0F) * 4
+	if ihl < 20 {
+		return 0, rocekit.Invalid("ipv4", "IHL", "%d bytes, less than 20", ihl)
+	}
+	n := ihl + udpLen + bthLen
+	if len(b) < n {
+		return 0, rocekit.Truncated("icrc", n, len(b))
+	}
+	p, rest := c.split(b)
+	p[1] = 0xFF                     // TOS (DSCP + ECN)
+	p[8] = 0xFF                     // TTL
+	p[10], p[11] = 0xFF, 0xFF       // header checksum
+	p[ihl+6], p[ihl+7] = 0xFF, 0xFF // UDP checksum
+	p[ihl+udpLen+4] = 0xFF          // BTH FECN/BECN/Resv6
+	return c.finish(seed, p, rest), nil
+}
+
+// IPv6 is the allocation-free form of the package-level IPv6.
+func (c *Calc) IPv6(b []byte) (uint32, error) {
+	const n = ipv6Len + udpLen + bthLen
+	if len(b) < n {
+		return 0, rocekit.Truncated("icrc", n, len(b))
+	}
+	p, rest := c.split(b)
+	maskGRH(p)
+	p[ipv6Len+6], p[ipv6Len+7] = 0xFF, 0xFF
+	p[ipv6Len+udpLen+4] = 0xFF
+	return c.finish(seed, p, rest), nil
+}
+
+// GRH is the allocation-free form of the package-level GRH.
+func (c *Calc) GRH(b []byte) (uint32, error) {
+	const n = grhLen + bthLen
+	if len(b) < n {
+		return 0, rocekit.Truncated("icrc", n, len(b))
+	}
+	p, rest := c.split(b)
+	maskGRH(p)
+	p[grhLen+4] = 0xFF
+	return c.finish(seed, p, rest), nil
+}
+
+// LRH is the allocation-free form of the package-level LRH.
+func (c *Calc) LRH(b []byte) (uint32, error) {
+	if len(b) < lrhLen {
+		return 0, rocekit.Truncated("lrh", lrhLen, len(b))
+	}
+	switch lnh := b[1] & 0x3; lnh {
+	case 3:
+		return c.GRH(b[lrhLen:])
+	case 2:
+		const n = lrhLen + bthLen
+		if len(b) < n {
+			return 0, rocekit.Truncated("icrc", n, len(b))
+		}
+		p, rest := c.split(b)
+		p[0] |= 0xF0 // VL
+		p[lrhLen+4] = 0xFF
+		return c.finish(0, p, rest), nil
+	default:
+		return 0, rocekit.Invalid("lrh", "LNH", "%d carries no IBA transport header", lnh)
+	}
+}
+
+// split copies the head of b into the scratch buffer for masking and returns
+// the copy and the part of b left to read in place. Packets up to the buffer
+// size are copied whole and go to the CRC in one call. For longer ones the
+// copy is 64 bytes plus len(b) mod 16, so the part read in place is a whole
+// number of 16-byte blocks: hash/crc32's vector path takes both parts with no
+// byte-at-a-time tail in the middle of the packet.
+func (c *Calc) split(b []byte) (masked, rest []byte) {
+	k := len(b)
+	if k > scratch {
+		k = 64 + k%16
+	}
+	copy(c.buf[:k], b)
+	return c.buf[:k], b[k:]
+}
+
+func (c *Calc) finish(crc uint32, masked, rest []byte) uint32 {
+	crc = crc32.Update(crc, crc32.IEEETable, masked)
+	if len(rest) > 0 {
+		crc = crc32.Update(crc, crc32.IEEETable, rest)
+	}
+	return crc
+}
+
+// maskGRH sets traffic class, flow label and hop limit of an IPv6 header or
+// GRH to all ones: bytes 0-3 become 0xVF FF FF FF, byte 7 0xFF.
+func maskGRH(p []byte) {
+	p[0] |= 0x0F
+	p[1], p[2], p[3] = 0xFF, 0xFF, 0xFF
+	p[7] = 0xFF
+}
+
+// VCRC returns the variant CRC of a native InfiniBand packet: CRC-16 with
+// polynomial 0x100B (reflected 0xD008), preset 0xFFFF, final complement, over
+// b = LRH through ICRC (ib-facts.md §3.3). It is sent least significant byte
+// first: use PutVCRC and GetVCRC.
+func VCRC(b []byte) uint16 {
+	c := uint16(0xFFFF)
+	for len(b) >= 4 {
+		c ^= uint16(b[0]) | uint16(b[1])<<8
+		c = vcrcTable[3][c&0xFF] ^ vcrcTable[2][c>>8] ^ vcrcTable[1][b[2]] ^ vcrcTable[0][b[3]]
+		b = b[4:]
+	}
+	for _, x := range b {
+		c = vcrcTable[0][byte(c)^x] ^ c>>8
+	}
+	return ^c
+}
+
+// PutVCRC writes v into b[0:2] in wire order.
+func PutVCRC(b []byte, v uint16) { binary.LittleEndian.PutUint16(b, v) }
+
+// GetVCRC reads a VCRC from b[0:2] in wire order.
+func GetVCRC(b []byte) uint16 { return binary.LittleEndian.Uint16(b) }
+
+// vcrcTable is a slicing-by-4 table for the reflected polynomial 0xD008.
+var vcrcTable [4][256]uint16
+
+func init() {
+	for i := 0; i < 256; i++ {
+		c := uint16(i)
+		for k := 0; k < 8; k++ {
+			if c&1 != 0 {
+				c = c>>1 ^ 0xD008
+			} else {
+				c >>= 1
+			}
+		}
+		vcrcTable[0][i] = c
+	}
+	for i := 0; i < 256; i++ {
+		c := vcrcTable[0][i]
+		for t := 1; t < 4; t++ {
+			c = vcrcTable[0][c&0xFF] ^ c>>8
+			vcrcTable[t][i] = c
+		}
+	}
+}
