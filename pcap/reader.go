@@ -1,0 +1,345 @@
+package pcap
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// MaxRecordLen is the largest captured length the reader accepts, whatever
+// the snap length says (256 KiB, libpcap's and Wireshark's usual maximum).
+const MaxRecordLen = 256 << 10
+
+// Format is a capture file format.
+type Format uint8
+
+const (
+	FormatPcap   Format = iota + 1 // classic libpcap format
+	FormatPcapng                   // pcapng
+)
+
+func (f Format) String() string {
+	switch f {
+	case FormatPcap:
+		return "pcap"
+	case FormatPcapng:
+		return "pcapng"
+	}
+	return fmt.Sprintf("Format(%d)", uint8(f))
+}
+
+// Magic numbers, as read little-endian from the first four bytes.
+const (
+	magicMicro   = 0xA1B2C3D4
+	magicNano    = 0xA1B23C4D
+	magicMicroBE = 0xD4C3B2A1
+	magicNanoBE  = 0x4D3CB2A1
+	blockSHB     = 0x0A0D0D0A
+)
+
+// Record is one packet record. The Reader reuses it: its fields, and the
+// bytes Data points to, are valid until the next call to Next.
+type Record struct {
+	Index  int   // 1-based frame number, counted across pcapng sections
+	Offset int64 // byte offset of the record header (pcapng: block) in the decompressed file
+	// Time is the capture time, to the nanosecond. For ERF records it is the
+	// ERF header's own timestamp (as Wireshark shows it), which is finer than
+	// the pcap record header's. The zero Time means the record has none
+	// (pcapng Simple Packet Block).
+	Time      time.Time
+	CapLen    int      // bytes captured, len(Data)
+	OrigLen   int      // bytes on the wire, as the record header says
+	LinkType  LinkType // link type of the record's interface
+	Interface int      // pcapng interface ID within its section; 0 for classic pcap
+	Data      []byte
+}
+
+// Network strips the record's link layer: Network(r.LinkType, r.Data).
+func (r *Record) Network() (Payload, error) { return Network(r.LinkType, r.Data) }
+
+// Reader reads records from a capture file as a stream, in constant memory:
+// one buffer grown to the largest record, one Record reused.
+type Reader struct {
+	src    *bufio.Reader
+	gz     *gzip.Reader
+	file   *os.File // closed by Close; nil for standard input and NewReader
+	format Format
+	order  binary.ByteOrder
+	off    int64 // bytes consumed from the decompressed stream
+	n      int   // records returned
+	err    error // sticky error
+	hdr    [32]byte
+	buf    []byte
+	rec    Record
+
+	// classic pcap
+	nano    bool
+	snaplen uint32
+	link    LinkType
+
+	// pcapng
+	sections int
+	ifaces   []ngIface
+}
+
+// Open opens the capture file at path ("-" for standard input) and reads its
+// file header. The caller must Close the Reader.
+func Open(path string) (*Reader, error) {
+	if path == "-" {
+		return NewReader(os.Stdin)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := NewReader(f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.file = f
+	return r, nil
+}
+
+// NewReader reads the file header from src (pcap, pcapng, or either
+// gzip-compressed, recognised by their magic numbers) and returns a Reader
+// positioned at the first record.
+func NewReader(src io.Reader) (*Reader, error) {
+	r := &Reader{src: bufio.NewReaderSize(src, 64<<10)}
+	if m, _ := r.src.Peek(2); len(m) == 2 && m[0] == 0x1F && m[1] == 0x8B {
+		gz, err := gzip.NewReader(r.src)
+		if err != nil {
+			return nil, &FileError{Err: err, Detail: "gzip header"}
+		}
+		r.gz = gz
+		r.src = bufio.NewReaderSize(gz, 64<<10)
+	}
+	n, err := io.ReadFull(r.src, r.hdr[:4])
+	r.off += int64(n)
+	if err != nil {
+		return nil, r.headerReadErr(n, 4, err)
+	}
+	switch binary.LittleEndian.Uint32(r.hdr[:4]) {
+	case magicMicro:
+		err = r.readPcapHeader(binary.LittleEndian, false)
+	case magicNano:
+		err = r.readPcapHeader(binary.LittleEndian, true)
+	case magicMicroBE:
+		err = r.readPcapHeader(binary.BigEndian, false)
+	case magicNanoBE:
+		err = r.readPcapHeader(binary.BigEndian, true)
+	case blockSHB:
+		r.format = FormatPcapng
+		err = r.readSHB(0, 4)
+	default:
+		err = &FileError{Err: ErrBadMagic, Detail: fmt.Sprintf("% x is neither pcap, pcapng nor gzip", r.hdr[:4])}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// headerReadErr turns a short read of the file header into a FileError.
+func (r *Reader) headerReadErr(have, need int, err error) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return &FileError{Err: ErrTruncatedHeader, Detail: fmt.Sprintf("%d bytes needed, %d present", need, have)}
+	}
+	return &FileError{Err: err}
+}
+
+func (r *Reader) readPcapHeader(order binary.ByteOrder, nano bool) error {
+	n, err := io.ReadFull(r.src, r.hdr[4:24])
+	r.off += int64(n)
+	if err != nil {
+		return r.headerReadErr(4+n, 24, err)
+	}
+	r.format, r.order, r.nano = FormatPcap, order, nano
+	h := r.hdr[:24]
+	if major, minor := order.Uint16(h[4:6]), order.Uint16(h[6:8]); major != 2 {
+		return &FileError{Err: ErrUnsupportedVersion, Detail: fmt.Sprintf("pcap version %d.%d, want 2.x", major, minor)}
+	}
+	r.snaplen = order.Uint32(h[16:20])
+	// The low 16 bits are the link type; the top bits may carry FCS
+	// information, which is ignored.
+	lt := order.Uint32(h[20:24])
+	r.link = LinkType(lt)
+	if lt&0x03FF0000 != 0 || !r.link.Known() {
+		return &FileError{Err: ErrUnknownLinkType, Detail: fmt.Sprintf("%d", lt&0x03FFFFFF)}
+	}
+	return nil
+}
+
+// Format returns the file's format.
+func (r *Reader) Format() Format { return r.format }
+
+// Close releases the decompressor and closes the file Open opened. It does
+// not close standard input or a reader given to NewReader.
+func (r *Reader) Close() error {
+	var err error
+	if r.gz != nil {
+		err = r.gz.Close()
+	}
+	if r.file != nil {
+		if e := r.file.Close(); err == nil {
+			err = e
+		}
+		r.file = nil
+	}
+	if r.err == nil {
+		r.err = errors.New("pcap: reader closed")
+	}
+	return err
+}
+
+// Next returns the next record, io.EOF at a clean end of file, or a
+// *FileError when the file is damaged; after an error it returns the same
+// error again. The Record and its Data are reused by the next call.
+func (r *Reader) Next() (*Record, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	var err error
+	if r.format == FormatPcap {
+		err = r.nextPcap()
+	} else {
+		err = r.nextPcapng()
+	}
+	if err != nil {
+		r.err = err
+		return nil, err
+	}
+	r.n++
+	r.rec.Index = r.n
+	return &r.rec, nil
+}
+
+// grow returns r.buf resized to n bytes, reallocating only when n exceeds
+// every earlier size.
+func (r *Reader) grow(n int) []byte {
+	if cap(r.buf) < n {
+		r.buf = make([]byte, n, max(n, 2*cap(r.buf)))
+	}
+	return r.buf[:n]
+}
+
+// fail builds the error for damage in the record (or block) starting at off.
+func (r *Reader) fail(off int64, cause error, format string, args ...any) error {
+	return &FileError{Record: r.recordNumber(), Offset: off, Err: cause, Detail: fmt.Sprintf(format, args...)}
+}
+
+// recordNumber is the number damage is reported against: the next record's,
+// or 0 inside the file header (the first pcapng section header).
+func (r *Reader) recordNumber() int {
+	if r.inHeader() {
+		return 0
+	}
+	return r.n + 1
+}
+
+func (r *Reader) inHeader() bool { return r.format == FormatPcapng && r.sections == 0 }
+
+// readErr builds the error for a read that stopped short inside the record
+// or block at off: format gets the bytes announced and the bytes present.
+func (r *Reader) readErr(off int64, err error, format string, want, have int64) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		trunc := ErrTruncatedRecord
+		if r.inHeader() {
+			trunc = ErrTruncatedHeader
+		}
+		return r.fail(off, trunc, format, want, have)
+	}
+	return &FileError{Record: r.recordNumber(), Offset: off, Err: err}
+}
+
+// read fills b from the stream.
+func (r *Reader) read(b []byte) (int, error) {
+	n, err := io.ReadFull(r.src, b)
+	r.off += int64(n)
+	return n, err
+}
+
+// skip discards n bytes of the stream.
+func (r *Reader) skip(n int64) (int64, error) {
+	var done int64
+	for done < n {
+		chunk := min(n-done, 1<<30)
+		m, err := r.src.Discard(int(chunk))
+		done += int64(m)
+		r.off += int64(m)
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return done, err
+		}
+	}
+	return done, nil
+}
+
+func (r *Reader) nextPcap() error {
+	off := r.off
+	n, err := r.read(r.hdr[:16])
+	if err != nil {
+		if err == io.EOF {
+			return io.EOF
+		}
+		return r.readErr(off, err, "record header: %d bytes needed, %d present", 16, int64(n))
+	}
+	o := r.order
+	sec, frac := o.Uint32(r.hdr[0:4]), o.Uint32(r.hdr[4:8])
+	caplen, orig := o.Uint32(r.hdr[8:12]), o.Uint32(r.hdr[12:16])
+	if err := r.checkLen(off, caplen, r.snaplen); err != nil {
+		return err
+	}
+	data := r.grow(int(caplen))
+	if n, err := r.read(data); err != nil {
+		return r.readErr(off, err, "header says %d bytes, %d present", int64(caplen), int64(n))
+	}
+	nsec := int64(frac)
+	if !r.nano {
+		nsec *= 1000
+	}
+	r.setRecord(off, true, int64(sec), nsec, data, orig, r.link, 0)
+	return nil
+}
+
+// checkLen rejects a captured length above the snap length (when one is
+// set) or MaxRecordLen.
+func (r *Reader) checkLen(off int64, caplen, snaplen uint32) error {
+	if caplen > MaxRecordLen {
+		return r.fail(off, ErrRecordTooLong, "header says %d bytes, limit %d", caplen, MaxRecordLen)
+	}
+	if snaplen != 0 && caplen > snaplen {
+		return r.fail(off, ErrRecordTooLong, "header says %d bytes, snap length %d", caplen, snaplen)
+	}
+	return nil
+}
+
+// setRecord fills the reused Record. For ERF records the ERF timestamp
+// replaces the one given; hasTime false leaves Time zero.
+func (r *Reader) setRecord(off int64, hasTime bool, sec, nsec int64, data []byte, orig uint32, lt LinkType, ifc int) {
+	if lt == LinkTypeERF {
+		if s, ns, ok := erfTime(data); ok {
+			hasTime, sec, nsec = true, s, ns
+		}
+	}
+	var t time.Time
+	if hasTime {
+		t = time.Unix(sec, nsec).UTC()
+	}
+	r.rec = Record{
+		Offset:    off,
+		Time:      t,
+		CapLen:    len(data),
+		OrigLen:   int(orig),
+		LinkType:  lt,
+		Interface: ifc,
+		Data:      data,
+	}
+}
