@@ -1,0 +1,181 @@
+package deth_test
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"testing"
+
+	"github.com/rocekit/rocekit"
+	"github.com/rocekit/rocekit/deth"
+	"github.com/rocekit/rocekit/proptest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+func unhex(t testing.TB, s string) []byte {
+	b, err := hex.DecodeString(s)
+	require.NoError(t, err)
+	return b
+}
+
+// Hand-computed DETHs (no UD vector in ib-facts.md §3.4): distinct values in
+// every byte, so a wrong offset fails; and a GSI (QP1) DETH.
+func TestGolden(t *testing.T) {
+	cases := []struct {
+		hex  string
+		want deth.Fields
+	}{
+		{"123456789abcdef0", deth.Fields{QKey: 0x12345678, Resv8: 0x9A, SrcQP: 0xBCDEF0}},
+		{"8001000000000001", deth.Fields{QKey: deth.GSIQKey, SrcQP: 1}},
+		{"ffffffff00ffffff", deth.Fields{QKey: 0xFFFFFFFF, SrcQP: 0xFFFFFF}},
+	}
+	for _, c := range cases {
+		b := unhex(t, c.hex)
+		h, err := deth.New(b)
+		require.NoError(t, err)
+		assert.Equal(t, c.want, h.Fields(), c.hex)
+		out := make([]byte, deth.Len)
+		require.NoError(t, c.want.Encode(out))
+		assert.Equal(t, b, out)
+	}
+	assert.Equal(t, uint32(0x80010000), uint32(deth.GSIQKey))
+}
+
+func TestNewIsView(t *testing.T) {
+	b := unhex(t, "123456789abcdef0eeee")
+	h, err := deth.New(b)
+	require.NoError(t, err)
+	assert.Len(t, h, deth.Len)
+	h.SetSrcQP(0x000001)
+	assert.Equal(t, "123456789a000001eeee", hex.EncodeToString(b), "writes go to the caller's bytes, nothing past Len")
+}
+
+func TestEveryFieldBits(t *testing.T) {
+	b := make([]byte, deth.Len)
+	h, _ := deth.New(b)
+	h.SetQKey(0xFFFFFFFF)
+	h.SetResv8(0xFF)
+	h.SetSrcQP(0xFFFFFF)
+	assert.Equal(t, "ffffffffffffffff", hex.EncodeToString(b))
+	h.SetResv8(0)
+	assert.Equal(t, "ffffffff00ffffff", hex.EncodeToString(b))
+	h.SetQKey(0)
+	h.SetResv8(0x5A)
+	assert.Equal(t, "000000005affffff", hex.EncodeToString(b))
+	h.SetSrcQP(0)
+	assert.Equal(t, "000000005a000000", hex.EncodeToString(b))
+	h.SetSrcQP(0xFF123456)
+	assert.Equal(t, "000000005a123456", hex.EncodeToString(b), "masked to 24 bits")
+	h.SetQKey(deth.GSIQKey)
+	assert.Equal(t, "800100005a123456", hex.EncodeToString(b))
+	assert.Equal(t, uint32(deth.GSIQKey), h.QKey())
+	assert.Equal(t, uint8(0x5A), h.Resv8())
+	assert.Equal(t, uint32(0x123456), h.SrcQP())
+}
+
+func TestTruncated(t *testing.T) {
+	for n := 0; n < deth.Len; n++ {
+		_, err := deth.New(make([]byte, n))
+		require.Error(t, err)
+		assert.True(t, errors.Is(err, rocekit.ErrTruncated))
+		var he *rocekit.HeaderError
+		require.True(t, errors.As(err, &he))
+		assert.Equal(t, "deth", he.Header)
+		assert.Equal(t, deth.Len, he.Need)
+		assert.Equal(t, n, he.Have)
+	}
+	f := deth.Fields{QKey: deth.GSIQKey, SrcQP: 1}
+	short := bytes.Repeat([]byte{0xEE}, deth.Len-1)
+	assert.ErrorIs(t, f.Encode(short), rocekit.ErrTruncated)
+	assert.Equal(t, bytes.Repeat([]byte{0xEE}, deth.Len-1), short, "nothing written on error")
+}
+
+func TestEncodeRejectsWideFields(t *testing.T) {
+	b := make([]byte, deth.Len)
+	for _, f := range []deth.Fields{{SrcQP: 1 << 24}, {QKey: deth.GSIQKey, Resv8: 0xFF, SrcQP: 0xFFFFFFFF}} {
+		err := f.Encode(b)
+		assert.ErrorIs(t, err, rocekit.ErrInvalid, "%+v", f)
+		assert.Contains(t, err.Error(), "deth.SrcQP")
+	}
+	assert.Equal(t, make([]byte, deth.Len), b, "nothing written on error")
+}
+
+func TestRoundTripFields(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		f := proptest.DETHFields().Draw(t, "f")
+		b := make([]byte, deth.Len)
+		if err := f.Encode(b); err != nil {
+			t.Fatal(err)
+		}
+		h, err := deth.New(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Fields() != f {
+			t.Fatalf("got %v want %v", h.Fields(), f)
+		}
+	})
+}
+
+func TestRoundTripBytes(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		b := rapid.SliceOfN(rapid.Byte(), deth.Len, deth.Len).Draw(t, "b")
+		h, err := deth.New(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := h.Fields()
+		out := make([]byte, deth.Len)
+		if err := f.Encode(out); err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != string(b) {
+			t.Fatalf("got %x want %x", out, b)
+		}
+	})
+}
+
+func TestString(t *testing.T) {
+	f := deth.Fields{QKey: deth.GSIQKey, SrcQP: 1}
+	assert.Equal(t, "DETH q_key=0x80010000 resv8=0x00 srcqp=0x000001", f.String())
+	h, _ := deth.New(unhex(t, "123456789abcdef0"))
+	assert.Equal(t, "DETH q_key=0x12345678 resv8=0x9a srcqp=0xbcdef0", h.String())
+}
+
+var sink deth.Fields
+
+func BenchmarkView(b *testing.B) {
+	buf := unhex(b, "8001000000000001")
+	b.ReportAllocs()
+	var n uint32
+	for i := 0; i < b.N; i++ {
+		h, err := deth.New(buf)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += h.QKey() + h.SrcQP()
+	}
+	_ = n
+}
+
+func BenchmarkDecode(b *testing.B) {
+	buf := unhex(b, "8001000000000001")
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		h, _ := deth.New(buf)
+		sink = h.Fields()
+	}
+}
+
+func BenchmarkEncode(b *testing.B) {
+	f := deth.Fields{QKey: deth.GSIQKey, SrcQP: 1}
+	buf := make([]byte, deth.Len)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if err := f.Encode(buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,176 @@
+package reth_test
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"testing"
+
+	"github.com/rocekit/rocekit"
+	"github.com/rocekit/rocekit/proptest"
+	"github.com/rocekit/rocekit/reth"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+func unhex(t testing.TB, s string) []byte {
+	b, err := hex.DecodeString(s)
+	require.NoError(t, err)
+	return b
+}
+
+// Golden RETHs read straight out of the frames of ib-facts.md §3.4: vector B
+// (RoCEv2/IPv6 RDMA WRITE Only, RETH after Ethernet 14 + IPv6 40 + UDP 8 + BTH
+// 12) and vector D (real RoCEv1 capture, RETH after Ethernet 14 + GRH 40 + BTH
+// 12); plus a hand-computed one with a distinct value in every byte.
+func TestGolden(t *testing.T) {
+	const (
+		vectorB = "02000000000202000000000186dd6021234500301140fd000000000000000000000000000001fd000000000000000000000000000002c00112b7003000000a40ffff0000001180abcdef00000000123456780000123400000008010203040506070897f03724"
+		vectorD = "7cfe90753cd87cfe90753cd889156020000000281b4000000000000000000000ffff0f00000200000000000000000000ffff0f0000020a70ffff0000010a80a788bc000055d4c0726000000047b3000000050000000001000000e3d856bb"
+	)
+	cases := []struct {
+		hex  string
+		off  int
+		want reth.Fields
+		rest string // the bytes after the RETH
+	}{
+		{vectorB, 14 + 40 + 8 + 12, reth.Fields{VA: 0x12345678, RKey: 0x1234, DMALen: 8}, "010203040506070897f03724"},
+		{vectorD, 14 + 40 + 12, reth.Fields{VA: 0x000055d4c0726000, RKey: 0x47b3, DMALen: 5}, "0000000001000000e3d856bb"},
+		{"0102030405060708090a0b0c0d0e0f10", 0, reth.Fields{VA: 0x0102030405060708, RKey: 0x090a0b0c, DMALen: 0x0d0e0f10}, ""},
+	}
+	for _, c := range cases {
+		b := unhex(t, c.hex)[c.off:]
+		h, err := reth.New(b)
+		require.NoError(t, err)
+		assert.Equal(t, c.want, h.Fields(), c.hex)
+		assert.Equal(t, c.rest, hex.EncodeToString(b[reth.Len:]))
+		out := make([]byte, reth.Len)
+		require.NoError(t, c.want.Encode(out))
+		assert.Equal(t, b[:reth.Len], out)
+	}
+}
+
+func TestNewIsView(t *testing.T) {
+	b := unhex(t, "0102030405060708090a0b0c0d0e0f10eeee")
+	h, err := reth.New(b)
+	require.NoError(t, err)
+	assert.Len(t, h, reth.Len)
+	h.SetDMALen(0)
+	assert.Equal(t, "0102030405060708090a0b0c00000000eeee", hex.EncodeToString(b), "writes go to the caller's bytes, nothing past Len")
+}
+
+func TestEveryFieldBits(t *testing.T) {
+	b := make([]byte, reth.Len)
+	h, _ := reth.New(b)
+	h.SetVA(0xFFFFFFFFFFFFFFFF)
+	h.SetRKey(0xFFFFFFFF)
+	h.SetDMALen(0xFFFFFFFF)
+	assert.Equal(t, "ffffffffffffffffffffffffffffffff", hex.EncodeToString(b))
+	h.SetRKey(0)
+	assert.Equal(t, "ffffffffffffffff00000000ffffffff", hex.EncodeToString(b))
+	h.SetVA(0)
+	h.SetRKey(0x12345678)
+	assert.Equal(t, "000000000000000012345678ffffffff", hex.EncodeToString(b))
+	h.SetDMALen(0)
+	h.SetVA(0x8000000000000001)
+	assert.Equal(t, "80000000000000011234567800000000", hex.EncodeToString(b))
+	assert.Equal(t, uint64(0x8000000000000001), h.VA())
+	assert.Equal(t, uint32(0x12345678), h.RKey())
+	assert.Equal(t, uint32(0), h.DMALen())
+}
+
+func TestTruncated(t *testing.T) {
+	for n := 0; n < reth.Len; n++ {
+		_, err := reth.New(make([]byte, n))
+		require.Error(t, err)
+		assert.True(t, errors.Is(err, rocekit.ErrTruncated))
+		var he *rocekit.HeaderError
+		require.True(t, errors.As(err, &he))
+		assert.Equal(t, "reth", he.Header)
+		assert.Equal(t, reth.Len, he.Need)
+		assert.Equal(t, n, he.Have)
+	}
+	f := reth.Fields{VA: 1, RKey: 2, DMALen: 3}
+	short := bytes.Repeat([]byte{0xEE}, reth.Len-1)
+	assert.ErrorIs(t, f.Encode(short), rocekit.ErrTruncated)
+	assert.Equal(t, bytes.Repeat([]byte{0xEE}, reth.Len-1), short, "nothing written on error")
+}
+
+func TestRoundTripFields(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		f := proptest.RETHFields().Draw(t, "f")
+		b := make([]byte, reth.Len)
+		if err := f.Encode(b); err != nil {
+			t.Fatal(err)
+		}
+		h, err := reth.New(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Fields() != f {
+			t.Fatalf("got %v want %v", h.Fields(), f)
+		}
+	})
+}
+
+func TestRoundTripBytes(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		b := rapid.SliceOfN(rapid.Byte(), reth.Len, reth.Len).Draw(t, "b")
+		h, err := reth.New(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := h.Fields()
+		out := make([]byte, reth.Len)
+		if err := f.Encode(out); err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != string(b) {
+			t.Fatalf("got %x want %x", out, b)
+		}
+	})
+}
+
+func TestString(t *testing.T) {
+	f := reth.Fields{VA: 0x12345678, RKey: 0x1234, DMALen: 8}
+	assert.Equal(t, "RETH va=0x0000000012345678 r_key=0x00001234 dmalen=8", f.String())
+	h, _ := reth.New(unhex(t, "000055d4c0726000000047b3ffffffff"))
+	assert.Equal(t, "RETH va=0x000055d4c0726000 r_key=0x000047b3 dmalen=4294967295", h.String())
+}
+
+var sink reth.Fields
+
+func BenchmarkView(b *testing.B) {
+	buf := unhex(b, "00000000123456780000123400000008")
+	b.ReportAllocs()
+	var n uint64
+	for i := 0; i < b.N; i++ {
+		h, err := reth.New(buf)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += h.VA() + uint64(h.RKey()) + uint64(h.DMALen())
+	}
+	_ = n
+}
+
+func BenchmarkDecode(b *testing.B) {
+	buf := unhex(b, "00000000123456780000123400000008")
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		h, _ := reth.New(buf)
+		sink = h.Fields()
+	}
+}
+
+func BenchmarkEncode(b *testing.B) {
+	f := reth.Fields{VA: 0x12345678, RKey: 0x1234, DMALen: 8}
+	buf := make([]byte, reth.Len)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if err := f.Encode(buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,174 @@
+package xrceth_test
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"testing"
+
+	"github.com/rocekit/rocekit"
+	"github.com/rocekit/rocekit/proptest"
+	"github.com/rocekit/rocekit/xrceth"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+func unhex(t testing.TB, s string) []byte {
+	b, err := hex.DecodeString(s)
+	require.NoError(t, err)
+	return b
+}
+
+// Hand-computed XRCETHs (no XRC vector in ib-facts.md §3.4): distinct values in
+// every byte, so a wrong offset fails.
+func TestGolden(t *testing.T) {
+	cases := []struct {
+		hex  string
+		want xrceth.Fields
+	}{
+		{"a5123456", xrceth.Fields{Resv8: 0xA5, XRCSRQ: 0x123456}},
+		{"00000001", xrceth.Fields{XRCSRQ: 1}},
+		{"00ffffff", xrceth.Fields{XRCSRQ: 0xFFFFFF}},
+	}
+	for _, c := range cases {
+		b := unhex(t, c.hex)
+		h, err := xrceth.New(b)
+		require.NoError(t, err)
+		assert.Equal(t, c.want, h.Fields(), c.hex)
+		out := make([]byte, xrceth.Len)
+		require.NoError(t, c.want.Encode(out))
+		assert.Equal(t, b, out)
+	}
+}
+
+func TestNewIsView(t *testing.T) {
+	b := unhex(t, "a5123456eeee")
+	h, err := xrceth.New(b)
+	require.NoError(t, err)
+	assert.Len(t, h, xrceth.Len)
+	h.SetXRCSRQ(0xABCDEF)
+	assert.Equal(t, "a5abcdefeeee", hex.EncodeToString(b), "writes go to the caller's bytes, nothing past Len")
+}
+
+func TestEveryFieldBits(t *testing.T) {
+	b := make([]byte, xrceth.Len)
+	h, _ := xrceth.New(b)
+	h.SetResv8(0xFF)
+	h.SetXRCSRQ(0xFFFFFF)
+	assert.Equal(t, "ffffffff", hex.EncodeToString(b))
+	h.SetResv8(0)
+	assert.Equal(t, "00ffffff", hex.EncodeToString(b))
+	h.SetResv8(0x5A)
+	h.SetXRCSRQ(0)
+	assert.Equal(t, "5a000000", hex.EncodeToString(b))
+	h.SetXRCSRQ(0xFF123456)
+	assert.Equal(t, "5a123456", hex.EncodeToString(b), "masked to 24 bits")
+	assert.Equal(t, uint8(0x5A), h.Resv8())
+	assert.Equal(t, uint32(0x123456), h.XRCSRQ())
+}
+
+func TestTruncated(t *testing.T) {
+	for n := 0; n < xrceth.Len; n++ {
+		_, err := xrceth.New(make([]byte, n))
+		require.Error(t, err)
+		assert.True(t, errors.Is(err, rocekit.ErrTruncated))
+		var he *rocekit.HeaderError
+		require.True(t, errors.As(err, &he))
+		assert.Equal(t, "xrceth", he.Header)
+		assert.Equal(t, xrceth.Len, he.Need)
+		assert.Equal(t, n, he.Have)
+	}
+	f := xrceth.Fields{XRCSRQ: 1}
+	short := bytes.Repeat([]byte{0xEE}, xrceth.Len-1)
+	assert.ErrorIs(t, f.Encode(short), rocekit.ErrTruncated)
+	assert.Equal(t, bytes.Repeat([]byte{0xEE}, xrceth.Len-1), short, "nothing written on error")
+}
+
+func TestEncodeRejectsWideFields(t *testing.T) {
+	b := make([]byte, xrceth.Len)
+	for _, f := range []xrceth.Fields{{XRCSRQ: 1 << 24}, {Resv8: 0xFF, XRCSRQ: 0xFFFFFFFF}} {
+		err := f.Encode(b)
+		assert.ErrorIs(t, err, rocekit.ErrInvalid, "%+v", f)
+		assert.Contains(t, err.Error(), "xrceth.XRCSRQ")
+	}
+	assert.Equal(t, make([]byte, xrceth.Len), b, "nothing written on error")
+}
+
+func TestRoundTripFields(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		f := proptest.XRCETHFields().Draw(t, "f")
+		b := make([]byte, xrceth.Len)
+		if err := f.Encode(b); err != nil {
+			t.Fatal(err)
+		}
+		h, err := xrceth.New(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Fields() != f {
+			t.Fatalf("got %v want %v", h.Fields(), f)
+		}
+	})
+}
+
+func TestRoundTripBytes(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		b := rapid.SliceOfN(rapid.Byte(), xrceth.Len, xrceth.Len).Draw(t, "b")
+		h, err := xrceth.New(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := h.Fields()
+		out := make([]byte, xrceth.Len)
+		if err := f.Encode(out); err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != string(b) {
+			t.Fatalf("got %x want %x", out, b)
+		}
+	})
+}
+
+func TestString(t *testing.T) {
+	f := xrceth.Fields{XRCSRQ: 0x123456}
+	assert.Equal(t, "XRCETH resv8=0x00 xrcsrq=0x123456", f.String())
+	h, _ := xrceth.New(unhex(t, "a5000001"))
+	assert.Equal(t, "XRCETH resv8=0xa5 xrcsrq=0x000001", h.String())
+}
+
+var sink xrceth.Fields
+
+func BenchmarkView(b *testing.B) {
+	buf := unhex(b, "a5123456")
+	b.ReportAllocs()
+	var n uint32
+	for i := 0; i < b.N; i++ {
+		h, err := xrceth.New(buf)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += h.XRCSRQ() + uint32(h.Resv8())
+	}
+	_ = n
+}
+
+func BenchmarkDecode(b *testing.B) {
+	buf := unhex(b, "a5123456")
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		h, _ := xrceth.New(buf)
+		sink = h.Fields()
+	}
+}
+
+func BenchmarkEncode(b *testing.B) {
+	f := xrceth.Fields{XRCSRQ: 0x123456}
+	buf := make([]byte, xrceth.Len)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if err := f.Encode(buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
