@@ -1,0 +1,267 @@
+// Package packet parses and builds whole InfiniBand transport packets (BTH,
+// the extension headers its opcode implies, payload, pad and ICRC) and whole
+// frames around them: RoCEv2 over IPv4 or IPv6 (Ethernet, 802.1Q/QinQ, UDP
+// 4791), RoCEv1 (Ethertype 0x8915 + GRH) and native InfiniBand (LRH, optional
+// GRH, VCRC).
+//
+// Decoding gives views into the caller's bytes and allocates nothing; a
+// Packet or Frame can be reused for every frame of a capture. Building writes
+// into the caller's buffer. Which extension headers a packet carries comes
+// from the opcode table (package opcode) and nowhere else.
+package packet
+
+import (
+	"fmt"
+
+	"github.com/rocekit/rocekit"
+	"github.com/rocekit/rocekit/aeth"
+	"github.com/rocekit/rocekit/atomicacketh"
+	"github.com/rocekit/rocekit/atomiceth"
+	"github.com/rocekit/rocekit/bth"
+	"github.com/rocekit/rocekit/cnp"
+	"github.com/rocekit/rocekit/deth"
+	"github.com/rocekit/rocekit/feth"
+	"github.com/rocekit/rocekit/icrc"
+	"github.com/rocekit/rocekit/ieth"
+	"github.com/rocekit/rocekit/immdt"
+	"github.com/rocekit/rocekit/opcode"
+	"github.com/rocekit/rocekit/rdeth"
+	"github.com/rocekit/rocekit/reth"
+	"github.com/rocekit/rocekit/xrceth"
+)
+
+// Packet is a decoded transport packet: views into the bytes given to
+// Decode. A header the opcode does not carry is nil.
+type Packet struct {
+	BTH          bth.BTH
+	RDETH        rdeth.RDETH
+	DETH         deth.DETH
+	XRCETH       xrceth.XRCETH
+	RETH         reth.RETH
+	AtomicETH    atomiceth.AtomicETH
+	AETH         aeth.AETH
+	AtomicAckETH atomicacketh.AtomicAckETH
+	ImmDt        immdt.ImmDt
+	IETH         ieth.IETH
+	FETH         feth.FETH
+	CNP          cnp.CNP
+	Payload      []byte // pad excluded
+	Pad          []byte // BTH.PadCnt bytes
+	ICRC         []byte // the 4 ICRC bytes as sent (least significant first)
+}
+
+// Opcode returns the BTH opcode, or 0 if no BTH was decoded.
+func (p *Packet) Opcode() opcode.Opcode {
+	if p.BTH == nil {
+		return 0
+	}
+	return p.BTH.Opcode()
+}
+
+// Decode parses b, which runs from the first BTH byte through the ICRC (no
+// VCRC, no Ethernet trailer). On error every header that could be located
+// stays set; an unknown opcode leaves only the BTH. The returned error names
+// the header and field: truncation (with bytes needed and present), unknown
+// opcode, TVer not 0, a pad count larger than what follows the headers, or a
+// payload where the opcode allows none.
+func (p *Packet) Decode(b []byte) error {
+	*p = Packet{}
+	h, err := bth.New(b)
+	if err != nil {
+		return err
+	}
+	p.BTH = h
+	op := h.Opcode()
+	info := op.Info()
+	if !info.Valid {
+		return h.Validate()
+	}
+	off := bth.Len
+	for _, hd := range info.Headers() {
+		n := hd.Len()
+		if len(b) < off+n {
+			return &rocekit.HeaderError{Header: headerNames[hd], Err: rocekit.ErrTruncated, Need: n, Have: len(b) - off,
+				Detail: fmt.Sprintf("%s carries %s at offset %d", op, hd, off)}
+		}
+		v := b[off : off+n : off+n]
+		switch hd {
+		case opcode.RDETH:
+			p.RDETH = rdeth.RDETH(v)
+		case opcode.DETH:
+			p.DETH = deth.DETH(v)
+		case opcode.XRCETH:
+			p.XRCETH = xrceth.XRCETH(v)
+		case opcode.RETH:
+			p.RETH = reth.RETH(v)
+		case opcode.AtomicETH:
+			p.AtomicETH = atomiceth.AtomicETH(v)
+		case opcode.AETH:
+			p.AETH = aeth.AETH(v)
+		case opcode.AtomicAckETH:
+			p.AtomicAckETH = atomicacketh.AtomicAckETH(v)
+		case opcode.ImmDt:
+			p.ImmDt = immdt.ImmDt(v)
+		case opcode.IETH:
+			p.IETH = ieth.IETH(v)
+		case opcode.FETH:
+			p.FETH = feth.FETH(v)
+		case opcode.CNPBody:
+			p.CNP = cnp.CNP(v)
+		}
+		off += n
+	}
+	rest := len(b) - off
+	if rest < icrc.Len {
+		return &rocekit.HeaderError{Header: "icrc", Err: rocekit.ErrTruncated, Need: icrc.Len, Have: rest,
+			Detail: fmt.Sprintf("%s headers end at offset %d", op, off)}
+	}
+	p.ICRC = b[len(b)-icrc.Len:]
+	body := b[off : len(b)-icrc.Len]
+	pad := int(h.PadCnt())
+	if pad > len(body) {
+		return rocekit.Invalid("bth", "PadCnt", "%d pad bytes, but only %d bytes between the headers and the ICRC", pad, len(body))
+	}
+	p.Payload = body[:len(body)-pad]
+	p.Pad = body[len(body)-pad:]
+	if !info.Payload && len(body) > 0 {
+		return &rocekit.HeaderError{Header: "payload", Err: rocekit.ErrUnexpected, Have: len(body),
+			Detail: fmt.Sprintf("%d bytes after the headers; %s carries no payload", len(body), op)}
+	}
+	if v := h.TVer(); v != 0 {
+		return rocekit.Invalid("bth", "TVer", "%d, want 0", v)
+	}
+	return nil
+}
+
+var headerNames = map[opcode.Header]string{
+	opcode.RDETH: "rdeth", opcode.DETH: "deth", opcode.XRCETH: "xrceth", opcode.RETH: "reth",
+	opcode.AtomicETH: "atomiceth", opcode.AETH: "aeth", opcode.AtomicAckETH: "atomicacketh",
+	opcode.ImmDt: "immdt", opcode.IETH: "ieth", opcode.FETH: "feth", opcode.CNPBody: "cnp",
+}
+
+// Fields is a transport packet as plain values, for building. Only the
+// extension headers the BTH opcode carries are encoded; the others are
+// ignored. PadCnt is taken from BTH as given: call SetPad for the count the
+// payload length needs.
+type Fields struct {
+	BTH          bth.Fields
+	RDETH        rdeth.Fields
+	DETH         deth.Fields
+	XRCETH       xrceth.Fields
+	RETH         reth.Fields
+	AtomicETH    atomiceth.Fields
+	AETH         aeth.Fields
+	AtomicAckETH atomicacketh.Fields
+	ImmDt        immdt.Fields
+	IETH         ieth.Fields
+	FETH         feth.Fields
+	CNP          cnp.Fields
+	Payload      []byte
+	PadBytes     [3]byte // contents of the pad (zero as senders send it)
+}
+
+// PadFor returns the pad count for a payload of n bytes: (-n) mod 4.
+func PadFor(n int) uint8 { return uint8(-n & 3) }
+
+// SetPad sets BTH.PadCnt to what the payload length needs.
+func (f *Fields) SetPad() { f.BTH.PadCnt = PadFor(len(f.Payload)) }
+
+// Len is the encoded size from the BTH through the pad, without the ICRC.
+func (f *Fields) Len() int {
+	return bth.Len + f.BTH.Opcode.HeaderLen() + len(f.Payload) + int(f.BTH.PadCnt&3)
+}
+
+// Encode writes BTH, extension headers, payload and pad into b and returns
+// the number of bytes written (Len). The ICRC is not written: it depends on
+// the network header, and the frame builder adds it.
+func (f *Fields) Encode(b []byte) (int, error) {
+	n := f.Len()
+	if len(b) < n {
+		return 0, rocekit.Truncated("packet", n, len(b))
+	}
+	if err := f.BTH.Encode(b); err != nil {
+		return 0, err
+	}
+	off := bth.Len
+	for _, hd := range f.BTH.Opcode.Headers() {
+		v := b[off:]
+		var err error
+		switch hd {
+		case opcode.RDETH:
+			err = f.RDETH.Encode(v)
+		case opcode.DETH:
+			err = f.DETH.Encode(v)
+		case opcode.XRCETH:
+			err = f.XRCETH.Encode(v)
+		case opcode.RETH:
+			err = f.RETH.Encode(v)
+		case opcode.AtomicETH:
+			err = f.AtomicETH.Encode(v)
+		case opcode.AETH:
+			err = f.AETH.Encode(v)
+		case opcode.AtomicAckETH:
+			err = f.AtomicAckETH.Encode(v)
+		case opcode.ImmDt:
+			err = f.ImmDt.Encode(v)
+		case opcode.IETH:
+			err = f.IETH.Encode(v)
+		case opcode.FETH:
+			err = f.FETH.Encode(v)
+		case opcode.CNPBody:
+			err = f.CNP.Encode(v)
+		}
+		if err != nil {
+			return 0, err
+		}
+		off += hd.Len()
+	}
+	off += copy(b[off:], f.Payload)
+	off += copy(b[off:], f.PadBytes[:f.BTH.PadCnt&3])
+	return off, nil
+}
+
+// Fields decodes every header present into plain values. Payload refers to
+// the decoded bytes; it is not copied.
+func (p *Packet) Fields() Fields {
+	var f Fields
+	if p.BTH == nil {
+		return f
+	}
+	f.BTH = p.BTH.Fields()
+	if p.RDETH != nil {
+		f.RDETH = p.RDETH.Fields()
+	}
+	if p.DETH != nil {
+		f.DETH = p.DETH.Fields()
+	}
+	if p.XRCETH != nil {
+		f.XRCETH = p.XRCETH.Fields()
+	}
+	if p.RETH != nil {
+		f.RETH = p.RETH.Fields()
+	}
+	if p.AtomicETH != nil {
+		f.AtomicETH = p.AtomicETH.Fields()
+	}
+	if p.AETH != nil {
+		f.AETH = p.AETH.Fields()
+	}
+	if p.AtomicAckETH != nil {
+		f.AtomicAckETH = p.AtomicAckETH.Fields()
+	}
+	if p.ImmDt != nil {
+		f.ImmDt = p.ImmDt.Fields()
+	}
+	if p.IETH != nil {
+		f.IETH = p.IETH.Fields()
+	}
+	if p.FETH != nil {
+		f.FETH = p.FETH.Fields()
+	}
+	if p.CNP != nil {
+		f.CNP = p.CNP.Fields()
+	}
+	f.Payload = p.Payload
+	copy(f.PadBytes[:], p.Pad)
+	return f
+}
