@@ -53,6 +53,13 @@ func runTshark(t *testing.T, args ...string) string {
 	return string(out)
 }
 
+// helper marks the caller as a test helper when t can (a *rapid.T cannot).
+func helper(t require.TestingT) {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
+}
+
 // rec is a record as the tests build and compare it (an owned copy).
 type rec struct {
 	Time    time.Time
@@ -68,8 +75,8 @@ func own(r *Record) rec {
 
 // readAll reads every record of file; err is the error that ended the
 // reading (nil at a clean io.EOF).
-func readAll(t testing.TB, file []byte) (recs []rec, full []Record, err error) {
-	t.Helper()
+func readAll(t require.TestingT, file []byte) (recs []rec, full []Record, err error) {
+	helper(t)
 	r, err := NewReader(bytes.NewReader(file))
 	if err != nil {
 		return nil, nil, err
@@ -90,15 +97,15 @@ func readAll(t testing.TB, file []byte) (recs []rec, full []Record, err error) {
 }
 
 // mustReadAll is readAll that fails the test on any error.
-func mustReadAll(t testing.TB, file []byte) []rec {
-	t.Helper()
+func mustReadAll(t require.TestingT, file []byte) []rec {
+	helper(t)
 	recs, _, err := readAll(t, file)
 	require.NoError(t, err)
 	return recs
 }
 
-func gz(t testing.TB, b []byte) []byte {
-	t.Helper()
+func gz(t require.TestingT, b []byte) []byte {
+	helper(t)
 	var out bytes.Buffer
 	w := gzip.NewWriter(&out)
 	_, err := w.Write(b)

@@ -114,6 +114,9 @@ func NewReader(src io.Reader) (*Reader, error) {
 	if m, _ := r.src.Peek(2); len(m) == 2 && m[0] == 0x1F && m[1] == 0x8B {
 		gz, err := gzip.NewReader(r.src)
 		if err != nil {
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				return nil, &FileError{Err: ErrTruncatedHeader, Detail: "gzip header"}
+			}
 			return nil, &FileError{Err: err, Detail: "gzip header"}
 		}
 		r.gz = gz

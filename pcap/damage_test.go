@@ -1,0 +1,328 @@
+package pcap
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/rocekit/rocekit"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// damaged reads file, checks that exactly good records came back before an
+// error of the given cause, record number and offset, and returns it.
+func damaged(t *testing.T, file []byte, good int, cause error, record int, offset int64) *FileError {
+	t.Helper()
+	recs, _, err := readAll(t, file)
+	require.Len(t, recs, good, "records returned before the damage (error %v)", err)
+	return asFileError(t, err, cause, record, offset)
+}
+
+// twoGood is a classic pcap with two good records (60 and 40 bytes): the
+// third record starts at offset 24+16+60+16+40 = 156.
+func twoGood(snaplen uint32) *pcapFile {
+	return newPcapFile(binary.LittleEndian, false, snaplen, LinkTypeEthernet).
+		record(10, 1, 60, frame(60, 1)).
+		record(11, 2, 40, frame(40, 2))
+}
+
+func TestDamagePcapFileHeader(t *testing.T) {
+	good := newPcapFile(binary.BigEndian, true, 65535, LinkTypeEthernet).bytes()
+
+	t.Run("bad magic", func(t *testing.T) {
+		fe := damaged(t, []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"), 0, ErrBadMagic, 0, 0)
+		assert.Equal(t, "file header at offset 0: bad magic: 47 45 54 20 is neither pcap, pcapng nor gzip", fe.Error())
+		assert.ErrorIs(t, fe, rocekit.ErrInvalid)
+	})
+	t.Run("modified pcap magic is not accepted", func(t *testing.T) {
+		damaged(t, append([]byte{0x34, 0xCD, 0xB2, 0xA1}, good[4:]...), 0, ErrBadMagic, 0, 0)
+	})
+	t.Run("empty file", func(t *testing.T) {
+		fe := damaged(t, nil, 0, ErrTruncatedHeader, 0, 0)
+		assert.Equal(t, "file header at offset 0: file header cut short: 4 bytes needed, 0 present", fe.Error())
+	})
+	t.Run("truncated file header", func(t *testing.T) {
+		fe := damaged(t, good[:10], 0, ErrTruncatedHeader, 0, 0)
+		assert.Equal(t, "file header at offset 0: file header cut short: 24 bytes needed, 10 present", fe.Error())
+		assert.ErrorIs(t, fe, rocekit.ErrTruncated)
+	})
+	t.Run("unsupported version", func(t *testing.T) {
+		b := bytes.Clone(good)
+		b[5] = 1 // 2.4 -> 1.4 (big-endian)
+		b[4] = 0
+		fe := damaged(t, b, 0, ErrUnsupportedVersion, 0, 0)
+		assert.Contains(t, fe.Error(), "pcap version 1.4")
+	})
+	t.Run("unknown link type", func(t *testing.T) {
+		b := newPcapFile(binary.LittleEndian, false, 65535, 105).record(1, 1, 10, frame(10, 0)).bytes()
+		fe := damaged(t, b, 0, ErrUnknownLinkType, 0, 0)
+		assert.Equal(t, "file header at offset 0: unknown link type: 105", fe.Error())
+	})
+	t.Run("reserved link-type bits", func(t *testing.T) {
+		b := bytes.Clone(good)
+		b[21] = 0x01 // bit 16
+		damaged(t, b, 0, ErrUnknownLinkType, 0, 0)
+	})
+	t.Run("bad gzip header", func(t *testing.T) {
+		_, err := NewReader(bytes.NewReader([]byte{0x1F, 0x8B, 0x99, 0, 0, 0, 0, 0, 0, 0xFF, 1, 2}))
+		asFileError(t, err, gzip.ErrHeader, 0, 0)
+		damaged(t, []byte{0x1F, 0x8B, 0x08, 0}, 0, ErrTruncatedHeader, 0, 0)
+	})
+}
+
+func TestDamagePcapRecords(t *testing.T) {
+	t.Run("record header cut short", func(t *testing.T) {
+		b := append(twoGood(65535).bytes(), 1, 2, 3, 4, 5, 6, 7)
+		fe := damaged(t, b, 2, ErrTruncatedRecord, 3, 156)
+		assert.Equal(t, "record 3 at offset 156: record cut short: record header: 16 bytes needed, 7 present", fe.Error())
+	})
+	t.Run("record cut short", func(t *testing.T) {
+		f := twoGood(65535).record(12, 3, 120, frame(120, 3))
+		b := f.bytes()[:156+16+37]
+		fe := damaged(t, b, 2, ErrTruncatedRecord, 3, 156)
+		assert.Equal(t, "record 3 at offset 156: record cut short: header says 120 bytes, 37 present", fe.Error())
+		assert.ErrorIs(t, fe, rocekit.ErrTruncated)
+	})
+	t.Run("longer than the snap length", func(t *testing.T) {
+		b := twoGood(100).record(12, 3, 101, frame(101, 3)).bytes()
+		fe := damaged(t, b, 2, ErrRecordTooLong, 3, 156)
+		assert.Equal(t, "record 3 at offset 156: record too long: header says 101 bytes, snap length 100", fe.Error())
+		assert.ErrorIs(t, fe, rocekit.ErrLength)
+	})
+	t.Run("absurd length", func(t *testing.T) {
+		b := twoGood(0xFFFFFFFF).bytes()
+		b = binary.LittleEndian.AppendUint32(b, 12)
+		b = binary.LittleEndian.AppendUint32(b, 0)
+		b = binary.LittleEndian.AppendUint32(b, 0x7FFFFFF0)
+		b = binary.LittleEndian.AppendUint32(b, 0x7FFFFFF0)
+		fe := damaged(t, b, 2, ErrRecordTooLong, 3, 156)
+		assert.Equal(t, fmt.Sprintf("record 3 at offset 156: record too long: header says %d bytes, limit 262144", 0x7FFFFFF0), fe.Error())
+	})
+	t.Run("256 KiB is the limit whatever the snap length", func(t *testing.T) {
+		ok := twoGood(0).record(1, 1, MaxRecordLen, frame(MaxRecordLen, 0)).bytes()
+		_, _, err := readAll(t, ok)
+		require.NoError(t, err)
+		b := twoGood(0).record(1, 1, MaxRecordLen+1, frame(MaxRecordLen+1, 0)).bytes()
+		damaged(t, b, 2, ErrRecordTooLong, 3, 156)
+	})
+	t.Run("error is sticky", func(t *testing.T) {
+		b := append(twoGood(65535).bytes(), 1, 2, 3)
+		r, err := NewReader(bytes.NewReader(b))
+		require.NoError(t, err)
+		for range 2 {
+			_, err := r.Next()
+			require.NoError(t, err)
+		}
+		_, err1 := r.Next()
+		_, err2 := r.Next()
+		require.Error(t, err1)
+		assert.Same(t, err1, err2)
+	})
+	t.Run("gzip stream cut short", func(t *testing.T) {
+		z := gz(t, twoGood(65535).record(12, 3, 120, frame(120, 3)).bytes())
+		recs, _, err := readAll(t, z[:len(z)-30])
+		assert.Less(t, len(recs), 3)
+		var fe *FileError
+		require.ErrorAs(t, err, &fe)
+		assert.ErrorIs(t, err, ErrTruncatedRecord)
+		assert.Equal(t, len(recs)+1, fe.Record)
+	})
+	t.Run("gzip checksum", func(t *testing.T) {
+		z := gz(t, twoGood(65535).bytes())
+		z[len(z)-8] ^= 0xFF // CRC-32 of the member
+		recs, _, err := readAll(t, z)
+		assert.Len(t, recs, 2)
+		asFileError(t, err, gzip.ErrChecksum, 3, 156)
+	})
+}
+
+// ngTwoGood is a pcapng with one Ethernet interface and two good EPBs; the
+// next block starts at offset next.
+func ngTwoGood(order byteOrder) (ng *ngFile, next int64) {
+	ng = newNgFile(order).idb(LinkTypeEthernet, 1000, 9, 0).
+		epb(0, 1, 60, frame(60, 1)).
+		epb(0, 2, 40, frame(40, 2))
+	return ng, int64(ng.buf.Len())
+}
+
+func TestDamagePcapng(t *testing.T) {
+	le := binary.LittleEndian
+	t.Run("bad byte-order magic", func(t *testing.T) {
+		b, _ := ngTwoGood(le)
+		file := b.bytes()
+		file[8] = 0x11
+		fe := damaged(t, file, 0, ErrBadMagic, 0, 0)
+		assert.Equal(t, "file header at offset 0: bad magic: section header block: byte-order magic 11 3c 2b 1a", fe.Error())
+	})
+	t.Run("section header cut short", func(t *testing.T) {
+		b, _ := ngTwoGood(le)
+		damaged(t, b.bytes()[:10], 0, ErrTruncatedHeader, 0, 0)
+		fe := damaged(t, b.bytes()[:30], 0, ErrTruncatedHeader, 0, 0)
+		assert.Contains(t, fe.Error(), "block length says 48 bytes, 30 present")
+	})
+	t.Run("unsupported version in a later section", func(t *testing.T) {
+		b, next := ngTwoGood(binary.BigEndian)
+		b.shb(le)
+		file := b.bytes()
+		file[next+12] = 2 // major version 2 (little-endian)
+		fe := damaged(t, file, 2, ErrUnsupportedVersion, 3, next)
+		assert.Contains(t, fe.Error(), "pcapng version 2.0")
+	})
+	for _, c := range []struct {
+		name   string
+		blen   uint32
+		detail string
+	}{
+		{"block length below 12", 8, "block type 0x00000006: total length 8"},
+		{"block length not a multiple of 4", 34, "block type 0x00000006: total length 34"},
+		{"EPB shorter than its fixed fields", 28, "enhanced packet block: total length 28, minimum 32"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b, next := ngTwoGood(binary.BigEndian)
+			b.epb(0, 3, 20, frame(20, 3))
+			file := b.bytes()
+			binary.BigEndian.PutUint32(file[next+4:], c.blen)
+			fe := damaged(t, file, 2, ErrBadBlock, 3, next)
+			assert.Equal(t, fmt.Sprintf("record 3 at offset %d: malformed block: %s", next, c.detail), fe.Error())
+		})
+	}
+	t.Run("trailing length differs", func(t *testing.T) {
+		b, next := ngTwoGood(le)
+		b.block(0x0BAD, make([]byte, 8))
+		file := b.bytes()
+		binary.LittleEndian.PutUint32(file[len(file)-4:], 24)
+		fe := damaged(t, file, 2, ErrBadBlock, 3, next)
+		assert.Contains(t, fe.Error(), "block type 0x00000BAD: trailing total length 24, leading 20")
+	})
+	t.Run("captured length beyond the block", func(t *testing.T) {
+		b, next := ngTwoGood(le)
+		b.epb(0, 3, 20, frame(20, 3))
+		file := b.bytes()
+		binary.LittleEndian.PutUint32(file[next+20:], 100) // caplen 100 in a block of 20 bytes of data + options
+		fe := damaged(t, file, 2, ErrBadBlock, 3, next)
+		assert.Contains(t, fe.Error(), "captured length 100 does not fit total length 68")
+	})
+	t.Run("packet on an undescribed interface", func(t *testing.T) {
+		b, next := ngTwoGood(le)
+		b.epb(1, 3, 20, frame(20, 3))
+		fe := damaged(t, b.bytes(), 2, ErrBadBlock, 3, next)
+		assert.Contains(t, fe.Error(), "interface 1, the section describes 1")
+	})
+	t.Run("packet before any interface", func(t *testing.T) {
+		b := newNgFile(le).spb(10, frame(10, 0))
+		damaged(t, b.bytes(), 0, ErrBadBlock, 1, 48)
+	})
+	t.Run("EPB cut short", func(t *testing.T) {
+		b, next := ngTwoGood(le)
+		b.epb(0, 3, 120, frame(120, 3))
+		file := b.bytes()[:next+28+37]
+		fe := damaged(t, file, 2, ErrTruncatedRecord, 3, next)
+		assert.Equal(t, fmt.Sprintf("record 3 at offset %d: record cut short: block length says 168 bytes, 65 present", next), fe.Error())
+	})
+	t.Run("block header cut short", func(t *testing.T) {
+		b, next := ngTwoGood(le)
+		fe := damaged(t, append(b.bytes(), 6, 0, 0), 2, ErrTruncatedRecord, 3, next)
+		assert.Contains(t, fe.Error(), "block header: 8 bytes needed, 3 present")
+	})
+	t.Run("skipped block cut short", func(t *testing.T) {
+		b, next := ngTwoGood(le)
+		b.block(0x0BAD, make([]byte, 400))
+		damaged(t, b.bytes()[:next+100], 2, ErrTruncatedRecord, 3, next)
+	})
+	t.Run("longer than the interface snap length", func(t *testing.T) {
+		b, next := ngTwoGood(le)
+		b.epb(0, 3, 1001, frame(1001, 3))
+		fe := damaged(t, b.bytes(), 2, ErrRecordTooLong, 3, next)
+		assert.Contains(t, fe.Error(), "header says 1001 bytes, snap length 1000")
+	})
+	t.Run("absurd SPB length", func(t *testing.T) {
+		b := newNgFile(le).idb(LinkTypeEthernet, 0, -1, 0)
+		next := int64(b.buf.Len())
+		b.spb(MaxRecordLen+1, frame(16, 0))
+		damaged(t, b.bytes(), 0, ErrRecordTooLong, 1, next)
+	})
+	t.Run("SPB captured length beyond the block", func(t *testing.T) {
+		b := newNgFile(le).idb(LinkTypeEthernet, 0, -1, 0)
+		next := int64(b.buf.Len())
+		b.spb(100, frame(16, 0))
+		damaged(t, b.bytes(), 0, ErrBadBlock, 1, next)
+	})
+	t.Run("unknown link type", func(t *testing.T) {
+		b, _ := ngTwoGood(le)
+		b.idb(105, 0, -1, 0) // interface 1: IEEE 802.11, unknown here
+		b.epb(0, 3, 20, frame(20, 3))
+		next := int64(b.buf.Len())
+		b.epb(1, 4, 20, frame(20, 4))
+		fe := damaged(t, b.bytes(), 3, ErrUnknownLinkType, 4, next)
+		assert.Contains(t, fe.Error(), "interface 1 has link type 105")
+	})
+	t.Run("option overruns its block", func(t *testing.T) {
+		b := newNgFile(le)
+		next := int64(b.buf.Len())
+		body := b.u16(nil, uint16(LinkTypeEthernet))
+		body = b.u16(body, 0)
+		body = b.u32(body, 0)
+		body = b.u16(body, optTSResol)
+		body = b.u16(body, 40) // 40 bytes of value, 4 present
+		body = append(body, 9, 0, 0, 0)
+		b.block(blockIDB, body)
+		fe := damaged(t, b.bytes(), 0, ErrBadBlock, 1, next)
+		assert.Contains(t, fe.Error(), "option 9 of 40 bytes overruns the block")
+	})
+	t.Run("impossible if_tsresol", func(t *testing.T) {
+		b := newNgFile(le)
+		next := int64(b.buf.Len())
+		b.idb(LinkTypeEthernet, 0, 20, 0)
+		damaged(t, b.bytes(), 0, ErrBadBlock, 1, next)
+		b = newNgFile(le).idb(LinkTypeEthernet, 0, 0x80|64, 0)
+		damaged(t, b.bytes(), 0, ErrBadBlock, 1, next)
+	})
+}
+
+// TestTruncatedAtEveryByte cuts a pcap and a pcapng file at every length:
+// the records before the cut always come back, and the reader ends with
+// io.EOF exactly when the cut falls between records (pcapng: blocks).
+func TestTruncatedAtEveryByte(t *testing.T) {
+	pc := twoGood(0).record(12, 3, 33, frame(33, 3))
+	ng, _ := ngTwoGood(binary.BigEndian)
+	ng.spb(33, frame(33, 3))
+	ng.block(0x0BAD, make([]byte, 12))
+	for _, c := range []struct {
+		name string
+		file []byte
+	}{{"pcap", pc.bytes()}, {"pcapng", ng.bytes()}} {
+		t.Run(c.name, func(t *testing.T) {
+			_, all, err := readAll(t, c.file)
+			require.NoError(t, err)
+			// The cut lengths at which nothing is damaged: the end of the file
+			// header, every record's start, and the end of the file; for
+			// pcapng also the end of the IDB (first record's start) and of
+			// the SPB (the skipped block's start).
+			ends := map[int]bool{len(c.file): true, 24: c.name == "pcap", 48: c.name == "pcapng"}
+			for _, r := range all {
+				ends[int(r.Offset)] = true
+			}
+			if c.name == "pcapng" {
+				ends[len(c.file)-24] = true
+			}
+			for n := 0; n <= len(c.file); n++ {
+				_, got, err := readAll(t, c.file[:n])
+				for i := range got {
+					require.Equal(t, all[i], got[i], "cut at %d", n)
+				}
+				if ends[n] {
+					require.NoError(t, err, "cut at %d", n)
+					continue
+				}
+				require.Error(t, err, "cut at %d", n)
+				var fe *FileError
+				require.True(t, errors.As(err, &fe), "cut at %d: %v", n, err)
+				require.ErrorIs(t, err, rocekit.ErrTruncated, "cut at %d: %v", n, err)
+			}
+		})
+	}
+}
