@@ -21,11 +21,11 @@ var captureFacts = map[string]struct {
 	frames int
 	link   LinkType
 }{
-	"srinivaskoritala-rdma-softroce-demo_infiniband.pcap":          {43, LinkTypeERF},
-	"oferby-proxy_roce.pcap":                                       {123, LinkTypeEthernet},
+	"srinivaskoritala-rdma-softroce-demo_infiniband.pcap":         {43, LinkTypeERF},
+	"oferby-proxy_roce.pcap":                                      {123, LinkTypeEthernet},
 	"montybeatnik-rdma-roce-lab_roce_capture_read-write-ecn.pcap": {12, LinkTypeEthernet},
-	"montybeatnik-rdma-roce-lab_test.pcap":                         {16, LinkTypeEthernet},
-	"seladb-PcapPlusPlus-pr1603_InfiniBandPacket.pcap":             {1, LinkTypeEthernet},
+	"montybeatnik-rdma-roce-lab_test.pcap":                        {16, LinkTypeEthernet},
+	"seladb-PcapPlusPlus-pr1603_InfiniBandPacket.pcap":            {1, LinkTypeEthernet},
 }
 
 const ibCapture = "srinivaskoritala-rdma-softroce-demo_infiniband.pcap"
