@@ -53,13 +53,16 @@ func Get(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
 // Its zero value is ready to use. The package-level functions borrow one
 // from a pool.
 type Calc struct {
-	buf [scratch]byte
+	buf [prefixMax + scratch]byte
 }
 
 // scratch is how much of the packet is copied before masking: at least the
 // largest masked prefix, and enough that short packets go to the CRC in one
-// call (the vectorised path of hash/crc32 starts at 64 bytes).
+// call.
 const scratch = 128
+
+// prefixMax is room for a forcing prefix in front of the copy (see finish).
+const prefixMax = 64
 
 var pool = sync.Pool{New: func() any { return new(Calc) }}
 
@@ -124,7 +127,7 @@ func (c *Calc) IPv4(b []byte) (uint32, error) {
 	p[10], p[11] = 0xFF, 0xFF       // header checksum
 	p[ihl+6], p[ihl+7] = 0xFF, 0xFF // UDP checksum
 	p[ihl+udpLen+4] = 0xFF          // BTH FECN/BECN/Resv6
-	return c.finish(seed, p, rest), nil
+	return c.finish(forceSeed, p, rest), nil
 }
 
 // IPv6 is the allocation-free form of the package-level IPv6.
@@ -137,7 +140,7 @@ func (c *Calc) IPv6(b []byte) (uint32, error) {
 	maskGRH(p)
 	p[ipv6Len+6], p[ipv6Len+7] = 0xFF, 0xFF
 	p[ipv6Len+udpLen+4] = 0xFF
-	return c.finish(seed, p, rest), nil
+	return c.finish(forceSeed, p, rest), nil
 }
 
 // GRH is the allocation-free form of the package-level GRH.
@@ -149,7 +152,7 @@ func (c *Calc) GRH(b []byte) (uint32, error) {
 	p, rest := c.split(b)
 	maskGRH(p)
 	p[grhLen+4] = 0xFF
-	return c.finish(seed, p, rest), nil
+	return c.finish(forceSeed, p, rest), nil
 }
 
 // LRH is the allocation-free form of the package-level LRH.
@@ -168,7 +171,7 @@ func (c *Calc) LRH(b []byte) (uint32, error) {
 		p, rest := c.split(b)
 		p[0] |= 0xF0 // VL
 		p[lrhLen+4] = 0xFF
-		return c.finish(0, p, rest), nil
+		return c.finish(forceLocal, p, rest), nil
 	default:
 		return 0, rocekit.Invalid("lrh", "LNH", "%d carries no IBA transport header", lnh)
 	}
@@ -176,25 +179,103 @@ func (c *Calc) LRH(b []byte) (uint32, error) {
 
 // split copies the head of b into the scratch buffer for masking and returns
 // the copy and the part of b left to read in place. Packets up to the buffer
-// size are copied whole and go to the CRC in one call. For longer ones the
-// copy is 64 bytes plus len(b) mod 16, so the part read in place is a whole
-// number of 16-byte blocks: hash/crc32's vector path takes both parts with no
-// byte-at-a-time tail in the middle of the packet.
+// size are copied whole. For longer ones the copy is 64 bytes plus len(b) mod
+// 16, so the part read in place is a whole number of 16-byte blocks.
 func (c *Calc) split(b []byte) (masked, rest []byte) {
 	k := len(b)
 	if k > scratch {
 		k = 64 + k%16
 	}
-	copy(c.buf[:k], b)
-	return c.buf[:k], b[k:]
+	copy(c.buf[prefixMax:prefixMax+k], b)
+	return c.buf[prefixMax : prefixMax+k], b[k:]
 }
 
-func (c *Calc) finish(crc uint32, masked, rest []byte) uint32 {
-	crc = crc32.Update(crc, crc32.IEEETable, masked)
+// finish runs the CRC over the masked copy and then the rest in place.
+//
+// hash/crc32 is fast (carry-less multiply) only for runs of 64 bytes or more
+// and only on whole 16-byte blocks; the rest goes a byte at a time. So the
+// masked copy is preceded by a forcing prefix: f bytes chosen (at init) so
+// that the CRC state after them is exactly the state the packet's CRC starts
+// from (after the eight 0xFF bytes, or the plain initial state for a local
+// IB packet). f makes the copy plus prefix at least 64 bytes and a multiple
+// of 16, so both calls run entirely on the fast path.
+func (c *Calc) finish(t *forceTable, masked, rest []byte) uint32 {
+	k := len(masked)
+	f := 16 - k%16
+	for f < 4 || f+k < 64 {
+		f += 16
+	}
+	start := prefixMax - f
+	copy(c.buf[start:prefixMax], t[f][:f])
+	crc := crc32.Update(0, crc32.IEEETable, c.buf[start:prefixMax+k])
 	if len(rest) > 0 {
 		crc = crc32.Update(crc, crc32.IEEETable, rest)
 	}
 	return crc
+}
+
+// forceTable[f] holds f bytes after which crc32.Update(0, IEEETable, ...)
+// equals the table's target checksum.
+type forceTable [prefixMax + 1][prefixMax]byte
+
+var (
+	forceSeed  = makeForceTable(seed) // RoCE and global IB: after 8 x 0xFF
+	forceLocal = makeForceTable(0)    // local IB: the plain initial state
+)
+
+func makeForceTable(target uint32) *forceTable {
+	t := new(forceTable)
+	for f := 4; f <= prefixMax; f++ {
+		w := solveForce(f, target)
+		binary.LittleEndian.PutUint32(t[f][f-4:], w)
+	}
+	return t
+}
+
+// solveForce finds the last four bytes w of an f-byte run (zeros before
+// them) whose CRC is target. The CRC is affine in w over GF(2), so w solves
+// a 32x32 linear system.
+func solveForce(f int, target uint32) uint32 {
+	buf := make([]byte, f)
+	g := func(w uint32) uint32 {
+		binary.LittleEndian.PutUint32(buf[f-4:], w)
+		return crc32.Update(0, crc32.IEEETable, buf)
+	}
+	c0 := g(0)
+	var col [32]uint32
+	for i := range col {
+		col[i] = g(1<<i) ^ c0
+	}
+	// Gaussian elimination on the columns: find w with XOR of col[i] for
+	// set bits i equal to y.
+	y := target ^ c0
+	var basis [32]uint32 // basis[bit] = combined column whose top bit is bit
+	var combo [32]uint32 // which w bits make up basis[bit]
+	for i, v := range col {
+		m := uint32(1) << i
+		for b := 31; b >= 0; b-- {
+			if v>>b&1 == 0 {
+				continue
+			}
+			if basis[b] == 0 {
+				basis[b], combo[b] = v, m
+				break
+			}
+			v ^= basis[b]
+			m ^= combo[b]
+		}
+	}
+	var w uint32
+	for b := 31; b >= 0; b-- {
+		if y>>b&1 != 0 {
+			if basis[b] == 0 {
+				panic("icrc: forcing system is singular")
+			}
+			y ^= basis[b]
+			w ^= combo[b]
+		}
+	}
+	return w
 }
 
 // maskGRH sets traffic class, flow label and hop limit of an IPv6 header or
