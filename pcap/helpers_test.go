@@ -45,12 +45,19 @@ func tshark(t *testing.T) string {
 // runTshark runs tshark with args and returns its standard output.
 func runTshark(t *testing.T, args ...string) string {
 	t.Helper()
+	out, stderr, err := tryTshark(t, args...)
+	require.NoError(t, err, "tshark %v: %s", args, stderr)
+	return out
+}
+
+// tryTshark runs tshark with args and returns its standard output and error.
+func tryTshark(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
 	cmd := exec.Command(tshark(t), args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	var errBuf bytes.Buffer
+	cmd.Stderr = &errBuf
 	out, err := cmd.Output()
-	require.NoError(t, err, "tshark %v: %s", args, stderr.String())
-	return string(out)
+	return string(out), errBuf.String(), err
 }
 
 // helper marks the caller as a test helper when t can (a *rapid.T cannot).
@@ -69,8 +76,9 @@ type rec struct {
 	Data    []byte
 }
 
+// own copies r; empty Data becomes nil.
 func own(r *Record) rec {
-	return rec{Time: r.Time, OrigLen: r.OrigLen, Link: r.LinkType, Ifc: r.Interface, Data: bytes.Clone(r.Data)}
+	return rec{Time: r.Time, OrigLen: r.OrigLen, Link: r.LinkType, Ifc: r.Interface, Data: append([]byte(nil), r.Data...)}
 }
 
 // readAll reads every record of file; err is the error that ended the
@@ -269,8 +277,11 @@ func (f *ngFile) spb(orig uint32, data []byte) *ngFile {
 
 func (f *ngFile) bytes() []byte { return bytes.Clone(f.buf.Bytes()) }
 
-// frame returns n bytes of recognisable content.
+// frame returns n bytes of recognisable content (nil for n = 0).
 func frame(n int, seed byte) []byte {
+	if n == 0 {
+		return nil
+	}
 	b := make([]byte, n)
 	for i := range b {
 		b[i] = seed + byte(i)
