@@ -380,4 +380,3 @@ func TestNoAllocationPerRecord(t *testing.T) {
 		}), "%v: allocations per WriteRecord", f)
 	}
 }
-
