@@ -1,0 +1,332 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/rocekit/rocekit/opcode"
+	"github.com/rocekit/rocekit/packet"
+	"github.com/rocekit/rocekit/pcap"
+)
+
+const decodeUsage = `usage: rocekit decode [flags] FILE...
+
+Decode capture files (pcap, pcapng, either gzip-compressed; "-" is standard
+input): one line per frame like tcpdump, every field with -v like tshark -V,
+or one JSON object per frame with --format json. ICRC (and VCRC on native
+InfiniBand) is checked on every frame.
+
+Exit status: 0 when every file was read to the end, 1 when a file could not
+be opened or is damaged (after printing what could be read), 2 for usage
+errors.
+
+flags:
+`
+
+// decodeConfig holds the decode command's flags.
+type decodeConfig struct {
+	verbose bool
+	format  string
+	summary bool
+	qps     map[uint32]bool
+	opcodes *[256]bool
+	trans   map[opcode.Transport]bool
+	first   int
+	last    int // 0: no upper bound
+	ports   []uint16
+}
+
+func runDecode(args []string, stdout, stderr io.Writer) int {
+	var cfg decodeConfig
+	fs := flag.NewFlagSet("decode", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, decodeUsage)
+		fs.PrintDefaults()
+	}
+	fs.BoolVar(&cfg.verbose, "v", false, "print every field of every header (like tshark -V)")
+	fs.StringVar(&cfg.format, "format", "text", "output format: text or json (one object per frame, NDJSON)")
+	fs.BoolVar(&cfg.summary, "summary", false, "print a per-connection summary instead of frames")
+	qp := fs.String("qp", "", "only frames to or from these QPs (BTH DestQP or DETH SrcQP), comma-separated, decimal or 0x hex")
+	ops := fs.String("opcode", "", "only these opcodes, comma-separated names (RC_SEND_ONLY) or numbers (0x04)")
+	tr := fs.String("transport", "", "only these transports, comma-separated: RC, UC, RD, UD, CNP, XRC")
+	frames := fs.String("frames", "", "only this frame range: N, N-M, N- or -M (1-based)")
+	ports := fs.String("port", "", "extra UDP destination ports to decode as RoCEv2, comma-separated (4791 always is)")
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if err := cfg.parse(*qp, *ops, *tr, *frames, *ports); err != nil {
+		fmt.Fprintf(stderr, "rocekit decode: %v\n", err)
+		return 2
+	}
+	if cfg.format != "text" && cfg.format != "json" {
+		fmt.Fprintf(stderr, "rocekit decode: --format %q: want text or json\n", cfg.format)
+		return 2
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(stderr, "rocekit decode: no capture file given")
+		fs.Usage()
+		return 2
+	}
+	out := bufio.NewWriterSize(stdout, 1<<16)
+	defer out.Flush()
+	d := newDecoder(&cfg, out)
+	status := 0
+	for _, name := range files {
+		if err := d.file(name, len(files) > 1); err != nil {
+			out.Flush()
+			fmt.Fprintf(stderr, "rocekit decode: %s: %v\n", name, err)
+			status = 1
+		}
+	}
+	if cfg.summary {
+		d.writeSummary()
+	}
+	return status
+}
+
+// parseInterspersed lets flags follow the file names, as tcpdump and tshark
+// users type them.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return rest, nil
+		}
+		rest = append(rest, args[0])
+		args = args[1:]
+	}
+}
+
+func (c *decodeConfig) parse(qp, ops, tr, frames, ports string) error {
+	for _, s := range splitList(qp) {
+		v, err := strconv.ParseUint(s, 0, 32)
+		if err != nil || v > 0xFFFFFF {
+			return fmt.Errorf("--qp %q: want a 24-bit QP number", s)
+		}
+		if c.qps == nil {
+			c.qps = map[uint32]bool{}
+		}
+		c.qps[uint32(v)] = true
+	}
+	for _, s := range splitList(ops) {
+		o, err := opcode.Parse(s)
+		if err != nil {
+			return fmt.Errorf("--opcode %q: %v", s, err)
+		}
+		if c.opcodes == nil {
+			c.opcodes = new([256]bool)
+		}
+		c.opcodes[o] = true
+	}
+	for _, s := range splitList(tr) {
+		t, ok := transportByName[strings.ToUpper(s)]
+		if !ok {
+			return fmt.Errorf("--transport %q: want RC, UC, RD, UD, CNP or XRC", s)
+		}
+		if c.trans == nil {
+			c.trans = map[opcode.Transport]bool{}
+		}
+		c.trans[t] = true
+	}
+	if frames != "" {
+		lo, hi, ok := strings.Cut(frames, "-")
+		if !ok {
+			hi = lo
+		}
+		var err error
+		if lo != "" {
+			if c.first, err = strconv.Atoi(lo); err != nil || c.first < 1 {
+				return fmt.Errorf("--frames %q: want N, N-M, N- or -M with N, M >= 1", frames)
+			}
+		}
+		if hi != "" {
+			if c.last, err = strconv.Atoi(hi); err != nil || c.last < 1 || c.last < c.first {
+				return fmt.Errorf("--frames %q: want N, N-M, N- or -M with N <= M", frames)
+			}
+		}
+	}
+	for _, s := range splitList(ports) {
+		v, err := strconv.ParseUint(s, 0, 16)
+		if err != nil {
+			return fmt.Errorf("--port %q: want a UDP port number", s)
+		}
+		c.ports = append(c.ports, uint16(v))
+	}
+	return nil
+}
+
+var transportByName = map[string]opcode.Transport{
+	"RC": opcode.RC, "UC": opcode.UC, "RD": opcode.RD, "UD": opcode.UD, "CNP": opcode.CNPT, "XRC": opcode.XRC,
+}
+
+func splitList(s string) []string {
+	var r []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			r = append(r, x)
+		}
+	}
+	return r
+}
+
+// frameInfo is everything decode knows about one frame. One is reused for
+// every frame.
+type frameInfo struct {
+	rec      *pcap.Record
+	file     string
+	f        packet.Frame
+	linkErr  error // link layer could not be stripped
+	err      error // frame decode error
+	icrc     crcResult
+	vcrc     crcResult
+	warnings []string
+}
+
+type crcResult struct {
+	checked   bool
+	ok        bool
+	want, got uint32
+}
+
+// decoder runs frames through decoding, checks, selection and output.
+type decoder struct {
+	cfg  *decodeConfig
+	out  *bufio.Writer
+	fi   frameInfo
+	buf  []byte
+	conv convTracker
+}
+
+func newDecoder(cfg *decodeConfig, out *bufio.Writer) *decoder {
+	d := &decoder{cfg: cfg, out: out, buf: make([]byte, 0, 4096)}
+	d.fi.f.Ports = cfg.ports
+	d.conv = newConvTracker()
+	return d
+}
+
+func (d *decoder) file(name string, many bool) error {
+	r, err := pcap.Open(name)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if !many {
+		name = ""
+	}
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if d.cfg.last > 0 && rec.Index > d.cfg.last {
+			// Keep reading? No: the range is over; but the file must still
+			// be read to the end to report damage. Read on without output.
+			continue
+		}
+		d.frame(rec, name)
+	}
+}
+
+func (d *decoder) frame(rec *pcap.Record, file string) {
+	fi := &d.fi
+	fi.rec, fi.file = rec, file
+	fi.linkErr, fi.err = nil, nil
+	fi.icrc, fi.vcrc = crcResult{}, crcResult{}
+	fi.warnings = fi.warnings[:0]
+	p, err := rec.Network()
+	if err != nil {
+		fi.linkErr = err
+		fi.f = packet.Frame{Ports: d.cfg.ports}
+	} else {
+		switch p.Layer {
+		case pcap.LayerEthernet:
+			fi.err = fi.f.DecodeEthernet(p.Data)
+		case pcap.LayerIPv4, pcap.LayerIPv6:
+			fi.err = fi.f.DecodeIP(p.Data)
+		case pcap.LayerEtherType:
+			fi.err = fi.f.DecodeEtherType(p.EtherType, p.Data)
+		case pcap.LayerInfiniBand:
+			fi.err = fi.f.DecodeIB(p.Data)
+		}
+	}
+	f := &fi.f
+	if f.Network() != nil && f.Transport.ICRC != nil {
+		ok, want, got, err := f.CheckICRC()
+		if err == nil {
+			fi.icrc = crcResult{true, ok, want, got}
+			if !ok {
+				fi.warnings = append(fi.warnings, "icrc_bad")
+			}
+		}
+	}
+	if f.VCRC != nil {
+		ok, want, got, err := f.CheckVCRC()
+		if err == nil {
+			fi.vcrc = crcResult{true, ok, uint32(want), uint32(got)}
+			if !ok {
+				fi.warnings = append(fi.warnings, "vcrc_bad")
+			}
+		}
+	}
+	fi.warnings = d.conv.observe(fi, fi.warnings)
+	if !d.selected(fi) || d.cfg.summary {
+		return
+	}
+	d.buf = d.buf[:0]
+	switch {
+	case d.cfg.format == "json":
+		d.buf = appendJSON(d.buf, fi)
+	case d.cfg.verbose:
+		d.buf = appendVerbose(d.buf, fi)
+	default:
+		d.buf = appendLine(d.buf, fi)
+	}
+	d.out.Write(d.buf)
+}
+
+func (d *decoder) selected(fi *frameInfo) bool {
+	c := d.cfg
+	if fi.rec.Index < c.first || (c.last > 0 && fi.rec.Index > c.last) {
+		return false
+	}
+	if c.qps == nil && c.opcodes == nil && c.trans == nil {
+		return true
+	}
+	t := &fi.f.Transport
+	if t.BTH == nil {
+		return false
+	}
+	op := t.BTH.Opcode()
+	if c.opcodes != nil && !c.opcodes[op] {
+		return false
+	}
+	if c.trans != nil && !c.trans[op.Transport()] {
+		return false
+	}
+	if c.qps != nil && !c.qps[t.BTH.DestQP()] && (t.DETH == nil || !c.qps[t.DETH.SrcQP()]) {
+		return false
+	}
+	return true
+}
+
+func (d *decoder) writeSummary() {
+	d.buf = d.conv.appendSummary(d.buf[:0], d.cfg.format == "json")
+	d.out.Write(d.buf)
+}
