@@ -28,6 +28,10 @@ errors.
 flags:
 `
 
+func init() {
+	register("decode", "decode capture files (pcap, pcapng, gzip; Ethernet, raw IP, SLL, ERF, InfiniBand)", runDecode)
+}
+
 // decodeConfig holds the decode command's flags.
 type decodeConfig struct {
 	verbose bool

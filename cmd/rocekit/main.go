@@ -6,23 +6,36 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
+	"strings"
 )
 
-const usage = `rocekit: RoCE and InfiniBand traffic toolkit
+// command is one subcommand. Each file that implements one registers it in
+// an init function, so adding a command touches no other file.
+type command struct {
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) int
+}
 
-usage: rocekit <command> [flags] [args]
+var commands = map[string]command{}
 
-commands:
-  decode   decode capture files (pcap, pcapng, gzip; Ethernet, raw IP, SLL, ERF, InfiniBand)
-  help     show this help, or a command's help: rocekit help decode
+func register(name, summary string, run func(args []string, stdout, stderr io.Writer) int) {
+	commands[name] = command{summary, run}
+}
 
-Run 'rocekit <command> -h' for a command's flags.
-`
-
-// commands maps a subcommand name to its entry point. Each returns the
-// process exit status.
-var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
-	"decode": runDecode,
+func usageText() string {
+	var b strings.Builder
+	b.WriteString("rocekit: RoCE and InfiniBand traffic toolkit\n\nusage: rocekit <command> [flags] [args]\n\ncommands:\n")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(&b, "  %-8s %s\n", n, commands[n].summary)
+	}
+	b.WriteString("  help     show this help, or a command's help: rocekit help decode\n\nRun 'rocekit <command> -h' for a command's flags.\n")
+	return b.String()
 }
 
 func main() {
@@ -31,23 +44,23 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usageText())
 		return 2
 	}
 	name := args[0]
 	if name == "help" || name == "-h" || name == "--help" {
 		if len(args) > 1 {
 			if cmd, ok := commands[args[1]]; ok {
-				return cmd([]string{"-h"}, stdout, stderr)
+				return cmd.run([]string{"-h"}, stdout, stderr)
 			}
 		}
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usageText())
 		return 0
 	}
 	cmd, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "rocekit: unknown command %q\n\n%s", name, usage)
+		fmt.Fprintf(stderr, "rocekit: unknown command %q\n\n%s", name, usageText())
 		return 2
 	}
-	return cmd(args[1:], stdout, stderr)
+	return cmd.run(args[1:], stdout, stderr)
 }
