@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rocekit/rocekit/internal/oracle"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// runCLI runs rocekit in-process.
+func runCLI(t testing.TB, args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func decodeJSON(t testing.TB, out string) []map[string]any {
+	var frames []map[string]any
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		if l == "" {
+			continue
+		}
+		d := json.NewDecoder(strings.NewReader(l))
+		d.UseNumber()
+		var m map[string]any
+		require.NoError(t, d.Decode(&m), l)
+		frames = append(frames, m)
+	}
+	return frames
+}
+
+// field walks a dotted path ("bth.psn") in a decoded JSON frame.
+func field(m map[string]any, path string) (any, bool) {
+	var cur any = m
+	for _, k := range strings.Split(path, ".") {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = mm[k]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// tsharkNumber parses tshark's rendering of a numeric or boolean field.
+func tsharkNumber(s string) (uint64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	if i := strings.IndexByte(s, ','); i >= 0 { // repeated field (tshark shows ImmDt twice)
+		s = s[:i]
+	}
+	switch s {
+	case "True":
+		return 1, true
+	case "False":
+		return 0, true
+	}
+	if strings.HasPrefix(s, "0x") {
+		v, err := strconv.ParseUint(s[2:], 16, 64)
+		return v, err == nil
+	}
+	if v, err := strconv.ParseUint(s, 10, 64); err == nil {
+		return v, true
+	}
+	v, err := strconv.ParseUint(s, 16, 64) // FT_BYTES such as immdt
+	return v, err == nil
+}
+
+func ourNumber(v any) (uint64, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		n, err := strconv.ParseUint(string(x), 10, 64)
+		return n, err == nil
+	case bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
+
+// Every frame of every shared capture: the frame count equals tshark's, no
+// frame has an error, every ICRC (and VCRC) is valid, and every BTH and
+// extension-header field equals what tshark shows.
+func TestDecodeCapturesAgainstTshark(t *testing.T) {
+	dir := oracle.Captures(t)
+	fields := []struct{ ours, theirs string }{
+		{"bth.opcode", "infiniband.bth.opcode"},
+		{"bth.se", "infiniband.bth.se"},
+		{"bth.m", "infiniband.bth.m"},
+		{"bth.padcnt", "infiniband.bth.padcnt"},
+		{"bth.tver", "infiniband.bth.tver"},
+		{"bth.p_key", "infiniband.bth.p_key"},
+		{"bth.destqp", "infiniband.bth.destqp"},
+		{"bth.a", "infiniband.bth.a"},
+		{"bth.resv7", "infiniband.bth.reserved7"},
+		{"bth.psn", "infiniband.bth.psn"},
+		{"deth.q_key", "infiniband.deth.q_key"},
+		{"deth.srcqp", "infiniband.deth.srcqp"},
+		{"reth.va", "infiniband.reth.va"},
+		{"reth.r_key", "infiniband.reth.r_key"},
+		{"reth.dmalen", "infiniband.reth.dmalen"},
+		{"aeth.syndrome", "infiniband.aeth.syndrome"},
+		{"aeth.msn", "infiniband.aeth.msn"},
+		{"immdt", "infiniband.immdt"},
+		{"icrc.value", "infiniband.invariant.crc"},
+		{"vcrc.value", "infiniband.variant.crc"},
+		{"lrh.dlid", "infiniband.lrh.dlid"},
+		{"lrh.slid", "infiniband.lrh.slid"},
+		{"lrh.pktlen", "infiniband.lrh.pktlen"},
+		{"grh.paylen", "infiniband.grh.paylen"},
+	}
+	for _, cf := range oracle.CaptureFiles {
+		t.Run(cf.Name, func(t *testing.T) {
+			path := filepath.Join(dir, cf.Name)
+			code, out, errs := runCLI(t, "decode", "--format", "json", path)
+			require.Equal(t, 0, code, errs)
+			frames := decodeJSON(t, out)
+			require.Len(t, frames, cf.Frames)
+			roce := 0
+			for _, m := range frames {
+				assert.NotContains(t, m, "error", "frame %v", m["frame"])
+				if _, ok := m["bth"]; !ok {
+					continue
+				}
+				roce++
+				v, _ := field(m, "icrc.valid")
+				assert.Equal(t, true, v, "frame %v icrc", m["frame"])
+				if _, ok := m["lrh"]; ok {
+					v, _ := field(m, "vcrc.valid")
+					assert.Equal(t, true, v, "frame %v vcrc", m["frame"])
+				}
+				assert.Empty(t, m["warnings"], "frame %v", m["frame"])
+			}
+			assert.Equal(t, cf.RoCE, roce)
+
+			args := append([]string{"-r", path}, cf.TsharkArgs...)
+			args = append(args, "-T", "fields", "-E", "separator=|", "-e", "frame.number")
+			for _, f := range fields {
+				args = append(args, "-e", f.theirs)
+			}
+			rows := oracle.Tshark(t, "|", args...)
+			require.Len(t, rows, cf.Frames, "tshark frame count")
+			compared := 0
+			for i, row := range rows {
+				for j, f := range fields {
+					want, ok := tsharkNumber(row[j+1])
+					if !ok {
+						continue
+					}
+					v, present := field(frames[i], f.ours)
+					require.True(t, present, "frame %d: tshark has %s=%s, we have no %s", i+1, f.theirs, row[j+1], f.ours)
+					got, ok := ourNumber(v)
+					require.True(t, ok, "frame %d %s: %v", i+1, f.ours, v)
+					assert.Equal(t, want, got, "frame %d %s (tshark %s=%s)", i+1, f.ours, f.theirs, row[j+1])
+					compared++
+				}
+			}
+			assert.Greater(t, compared, 0)
+			t.Logf("%d frames, %d RoCE/IB, %d field values equal to tshark's", len(frames), roce, compared)
+		})
+	}
+}
+
+func TestDecodeTextAndVerbose(t *testing.T) {
+	dir := oracle.Captures(t)
+	path := filepath.Join(dir, "montybeatnik-rdma-roce-lab_test.pcap")
+	code, out, _ := runCLI(t, "decode", path, "--frames", "6")
+	require.Equal(t, 0, code)
+	assert.Equal(t, "6 17:29:05.518778000 192.168.2.25 > 192.168.2.24 RC_RDMA_READ_REQUEST qp=0x000011 psn=12726937 A reth va=0xaaab26b58000 rkey=0x00000220 dmalen=4096 len=0 icrc ok\n", out)
+	code, out, _ = runCLI(t, "decode", "-v", "--frames", "5", path)
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "AETH syndrome=0x1f (ACK unlimited) msn=1")
+	assert.Contains(t, out, "ICRC 0x884e6b4a [correct]")
+	assert.Contains(t, out, "BTH opcode=RC_ACKNOWLEDGE(0x11)")
+}
+
+func TestDecodeSelection(t *testing.T) {
+	dir := oracle.Captures(t)
+	path := filepath.Join(dir, "montybeatnik-rdma-roce-lab_test.pcap")
+	count := func(args ...string) int {
+		code, out, errs := runCLI(t, append([]string{"decode", "--format", "json", path}, args...)...)
+		require.Equal(t, 0, code, errs)
+		return len(decodeJSON(t, out))
+	}
+	assert.Equal(t, 16, count())
+	assert.Equal(t, 5, count("--transport", "ud"))
+	assert.Equal(t, 4, count("--opcode", "RC_RDMA_READ_RESPONSE_FIRST,0x0e,RC_RDMA_READ_RESPONSE_LAST"))
+	assert.Equal(t, 3, count("--frames", "2-4"))
+	assert.Equal(t, 12, count("--frames", "5-"))
+	assert.Equal(t, 2, count("--qp", "0x11", "--transport", "RC", "--opcode", "RC_RDMA_READ_REQUEST,RC_RDMA_WRITE_ONLY"))
+}
+
+func TestDecodeExitCodes(t *testing.T) {
+	code, _, errs := runCLI(t, "decode")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "no capture file")
+	code, _, _ = runCLI(t, "decode", "--format", "xml", "x.pcap")
+	assert.Equal(t, 2, code)
+	code, _, _ = runCLI(t, "decode", "--frames", "9-3", "x.pcap")
+	assert.Equal(t, 2, code)
+	code, _, _ = runCLI(t, "decode", "--opcode", "RC_NOPE", "x.pcap")
+	assert.Equal(t, 2, code)
+	code, _, _ = runCLI(t, "nope")
+	assert.Equal(t, 2, code)
+	code, _, errs = runCLI(t, "decode", filepath.Join(t.TempDir(), "missing.pcap"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "missing.pcap")
+
+	// A file cut in the middle of its third record: the first two frames
+	// are printed, then exit status 1 with the record named.
+	dir := oracle.Captures(t)
+	data, err := os.ReadFile(filepath.Join(dir, "montybeatnik-rdma-roce-lab_test.pcap"))
+	require.NoError(t, err)
+	p := filepath.Join(t.TempDir(), "cut.pcap")
+	off := 24
+	for i := 0; i < 2; i++ {
+		off += 16 + int(uint32(data[off+8])|uint32(data[off+9])<<8)
+	}
+	require.NoError(t, os.WriteFile(p, data[:off+30], 0o644))
+	code, out, errs := runCLI(t, "decode", p)
+	assert.Equal(t, 1, code)
+	assert.Equal(t, 2, strings.Count(out, "\n"), out)
+	assert.Contains(t, errs, "record 3")
+}
