@@ -1,0 +1,251 @@
+package rc
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/rocekit/rocekit/opcode"
+	"github.com/rocekit/rocekit/packet"
+	"github.com/rocekit/rocekit/sim"
+)
+
+// QP is one end of a reliable connection: the requester that sends this
+// end's work requests and the responder that serves the peer's. It is a pure
+// state machine (ib-facts.md §5): no I/O, no clock, no goroutine, no
+// randomness. The caller
+//
+//   - posts work: PostSend, PostRecv;
+//   - feeds packets that arrived: Receive (a decoded packet.Packet view) or
+//     ReceiveFields;
+//   - tells it the time: Tick, at or after NextWake;
+//   - drains its output: NextPacket / AppendOutgoing for packets to send,
+//     AppendCompletions for work completions.
+//
+// Every call that takes now first runs the timers that expired by then.
+// Time never goes backwards. A QP is not safe for concurrent use.
+//
+// Outgoing packets carry payload slices that point into WR buffers and
+// memory regions: encode them before the next call on the QP and before the
+// memory changes.
+type QP struct {
+	cfg     Config
+	state   State
+	mtu     uint32
+	timeout sim.Time
+	window  uint32
+	now     sim.Time
+
+	comps []Completion
+	stats Stats
+
+	req requester
+	rsp responder
+
+	preferResp bool // NextPacket alternates between responder and requester
+}
+
+// Stats counts what a QP did.
+type Stats struct {
+	PacketsSent     uint64 // packets handed out by NextPacket
+	PacketsReceived uint64 // packets given to Receive
+	Dropped         uint64 // received packets ignored: wrong QPN/P_Key/transport, stale or ghost responses, bad AETH
+	Retransmitted   uint64 // request packets sent again
+	Timeouts        uint64 // local ACK timer expiries that caused a retry
+	Retries         uint64 // go-back-N restarts (timeouts and PSN-sequence NAKs)
+	SeqNAKsReceived uint64
+	RNRNAKsReceived uint64
+	SeqNAKsSent     uint64
+	RNRNAKsSent     uint64
+	Duplicates      uint64 // duplicate requests seen by the responder
+	OutOfSequence   uint64 // too-new requests dropped by the responder
+}
+
+// New returns a connected QP in the RTS state.
+func New(cfg Config) (*QP, error) {
+	if cfg.PKey == 0 {
+		cfg.PKey = 0xFFFF
+	}
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	q := &QP{cfg: cfg, state: StateRTS, mtu: uint32(cfg.MTU), timeout: AckTimeout(cfg.Timeout), window: cfg.Window}
+	if q.window == 0 {
+		q.window = MaxOutstandingPSNs
+	}
+	q.req.init(q)
+	q.rsp.init(q)
+	return q, nil
+}
+
+// Config returns the QP's configuration.
+func (q *QP) Config() Config { return q.cfg }
+
+// State returns RTS, or Error once the QP has failed.
+func (q *QP) State() State { return q.state }
+
+// Stats returns the counters.
+func (q *QP) Stats() Stats { return q.stats }
+
+// Errors returned by PostSend and PostRecv.
+var (
+	ErrBadWR = errors.New("rc: invalid work request")
+)
+
+// PostSend queues a send work request. In the Error state the WR completes
+// at once with WR_FLUSH_ERR (ib-facts.md §5.10).
+func (q *QP) PostSend(wr WR) error {
+	if err := q.checkWR(&wr); err != nil {
+		return err
+	}
+	if q.state == StateError {
+		q.complete(wr.ID, WRFlushErr, wr.Opcode.wcOpcode(), 0)
+		return nil
+	}
+	q.req.post(&wr)
+	return nil
+}
+
+func (q *QP) checkWR(wr *WR) error {
+	op := wr.Opcode
+	switch {
+	case !op.valid():
+		return fmt.Errorf("%w: opcode %d", ErrBadWR, uint8(op))
+	case uint64(len(wr.Local)) > 1<<31:
+		// IBA limit on a message length (ib-facts.md §1.5 RETH).
+		return fmt.Errorf("%w: %d bytes exceed 2^31", ErrBadWR, len(wr.Local))
+	case op.isAtomic() && len(wr.Local) < 8:
+		return fmt.Errorf("%w: an atomic needs 8 local bytes for the result", ErrBadWR)
+	case op == WRAtomicWrite && len(wr.Local) != 8:
+		return fmt.Errorf("%w: ATOMIC WRITE carries exactly 8 bytes", ErrBadWR)
+	case op == WRFlush && (wr.FlushLevel > 1 || wr.FlushType > 3):
+		return fmt.Errorf("%w: FLUSH level %d type %d", ErrBadWR, wr.FlushLevel, wr.FlushType)
+	case op.needsResponse() && q.cfg.MaxRdAtomic == 0:
+		return fmt.Errorf("%w: %s with MaxRdAtomic 0", ErrBadWR, op)
+	}
+	return nil
+}
+
+// PostRecv queues a receive work request. In the Error state it completes
+// at once with WR_FLUSH_ERR.
+func (q *QP) PostRecv(wr RecvWR) error {
+	if q.state == StateError {
+		q.comps = append(q.comps, Completion{WRID: wr.ID, Status: WRFlushErr, Opcode: WCRecv, QPN: q.cfg.QPN})
+		return nil
+	}
+	q.rsp.rq.push(wr)
+	return nil
+}
+
+// SetError moves the QP to the Error state (ibv_modify_qp to ERR): every
+// outstanding and posted WR completes with WR_FLUSH_ERR.
+func (q *QP) SetError() { q.enterError() }
+
+// Tick runs the timers that expired by now.
+func (q *QP) Tick(now sim.Time) { q.advance(now) }
+
+// NextWake returns when the QP next needs Tick, if ever: the local ACK
+// timer or the end of an RNR wait.
+func (q *QP) NextWake() (sim.Time, bool) { return q.req.nextWake() }
+
+func (q *QP) advance(now sim.Time) {
+	if now > q.now {
+		q.now = now
+	}
+	q.req.tick()
+}
+
+// Receive processes a decoded packet (the transport part: BTH onwards) that
+// arrived at time now. The packet's bytes may be reused when Receive
+// returns: payloads are copied into memory.
+func (q *QP) Receive(now sim.Time, p *packet.Packet) {
+	f := p.Fields()
+	q.ReceiveFields(now, &f)
+}
+
+// ReceiveFields is Receive for a packet given as plain fields.
+func (q *QP) ReceiveFields(now sim.Time, f *packet.Fields) {
+	q.advance(now)
+	q.stats.PacketsReceived++
+	op := f.BTH.Opcode
+	// Checks made on every packet (ib-facts.md §5.11): RC opcode, TVer 0,
+	// our QPN, matching P_Key. A failing packet is dropped silently, and so
+	// is everything once the QP is in the Error state (§5.10).
+	if q.state == StateError || op.Transport() != opcode.RC || !op.Valid() || f.BTH.TVer != 0 ||
+		f.BTH.DestQP != q.cfg.QPN || !PKeyMatch(f.BTH.PKey, q.cfg.PKey) {
+		q.stats.Dropped++
+		return
+	}
+	if op.IsRequest() {
+		q.rsp.receive(f)
+	} else {
+		q.req.receive(f)
+	}
+}
+
+// PKeyMatch is the P_Key rule of ib-facts.md §5.11: the low 15 bits are
+// equal and non-zero, and at least one key is a full member (bit 15).
+func PKeyMatch(a, b uint16) bool {
+	return a&0x7FFF == b&0x7FFF && a&0x7FFF != 0 && (a|b)&0x8000 != 0
+}
+
+// NextPacket writes the next packet to send into *f and reports whether
+// there was one. Call it until it returns false after every other call
+// (posting, receiving, ticking); a caller that paces a link may call it
+// when the link is free instead. Responder and requester packets
+// alternate.
+func (q *QP) NextPacket(now sim.Time, f *packet.Fields) bool {
+	q.advance(now)
+	ok := false
+	if q.preferResp {
+		ok = q.rsp.next(f) || q.req.next(f)
+	} else {
+		ok = q.req.next(f) || q.rsp.next(f)
+	}
+	if ok {
+		q.preferResp = !q.preferResp
+		q.stats.PacketsSent++
+	}
+	return ok
+}
+
+// HasOutgoing reports whether NextPacket would return a packet now.
+func (q *QP) HasOutgoing() bool { return q.rsp.jobs.len() > 0 || q.req.canSend() }
+
+// AppendOutgoing appends every packet ready at now to dst.
+func (q *QP) AppendOutgoing(now sim.Time, dst []packet.Fields) []packet.Fields {
+	for {
+		dst = append(dst, packet.Fields{})
+		if !q.NextPacket(now, &dst[len(dst)-1]) {
+			return dst[:len(dst)-1]
+		}
+	}
+}
+
+// AppendCompletions appends the completions produced since the last call
+// to dst and forgets them. Send completions are in posting order, receive
+// completions in receive-posting order.
+func (q *QP) AppendCompletions(dst []Completion) []Completion {
+	dst = append(dst, q.comps...)
+	q.comps = q.comps[:0]
+	return dst
+}
+
+// PendingCompletions reports how many completions AppendCompletions would
+// return.
+func (q *QP) PendingCompletions() int { return len(q.comps) }
+
+func (q *QP) complete(id uint64, st Status, op WCOpcode, n uint32) {
+	q.comps = append(q.comps, Completion{WRID: id, Status: st, Opcode: op, ByteLen: n, QPN: q.cfg.QPN})
+}
+
+// enterError moves the QP to Error: every send WR still queued and every
+// posted receive completes with WR_FLUSH_ERR (ib-facts.md §5.5, §5.10).
+// The WR that failed has already been completed with its own status.
+func (q *QP) enterError() {
+	if q.state == StateError {
+		return
+	}
+	q.state = StateError
+	q.req.flush()
+	q.rsp.flush()
+}
