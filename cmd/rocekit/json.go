@@ -2,6 +2,7 @@ package main
 
 import (
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/rocekit/rocekit/aeth"
@@ -17,13 +18,40 @@ type jsonObj struct {
 func (o *jsonObj) open()  { o.b = append(o.b, '{'); o.first = true }
 func (o *jsonObj) close() { o.b = append(o.b, '}'); o.first = false }
 func (o *jsonObj) key(k string) {
+	b := o.b
 	if !o.first {
-		o.b = append(o.b, ',')
+		b = append(b, ',')
 	}
 	o.first = false
-	o.b = append(o.b, '"')
-	o.b = append(o.b, k...)
-	o.b = append(o.b, '"', ':')
+	b = append(b, '"')
+	b = append(b, k...)
+	o.b = append(b, '"', ':')
+}
+
+// secondCache remembers the formatted date and time of the last whole
+// second seen: captures are in time order, so formatting a timestamp is
+// mostly appending nine digits of nanoseconds.
+var secondCache struct {
+	sec    int64
+	prefix []byte // "2006-01-02T15:04:05."
+}
+
+// appendRFC3339Nano appends t in UTC as 2006-01-02T15:04:05.000000000Z.
+func appendRFC3339Nano(b []byte, t time.Time) []byte {
+	sec := t.Unix()
+	if secondCache.prefix == nil || sec != secondCache.sec {
+		secondCache.sec = sec
+		secondCache.prefix = t.UTC().AppendFormat(secondCache.prefix[:0], "2006-01-02T15:04:05.")
+	}
+	b = append(b, secondCache.prefix...)
+	ns := t.Nanosecond()
+	var d [9]byte
+	for i := 8; i >= 0; i-- {
+		d[i] = byte('0' + ns%10)
+		ns /= 10
+	}
+	b = append(b, d[:]...)
+	return append(b, 'Z')
 }
 func (o *jsonObj) uint(k string, v uint64) { o.key(k); o.b = strconv.AppendUint(o.b, v, 10) }
 func (o *jsonObj) int(k string, v int64)   { o.key(k); o.b = strconv.AppendInt(o.b, v, 10) }
@@ -78,7 +106,7 @@ func appendJSON(b []byte, fi *frameInfo) []byte {
 	if !fi.rec.Time.IsZero() {
 		o.key("time")
 		o.b = append(o.b, '"')
-		o.b = fi.rec.Time.UTC().AppendFormat(o.b, "2006-01-02T15:04:05.000000000Z07:00")
+		o.b = appendRFC3339Nano(o.b, fi.rec.Time)
 		o.b = append(o.b, '"')
 	}
 	o.int("len", int64(fi.rec.OrigLen))
