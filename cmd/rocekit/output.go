@@ -44,7 +44,6 @@ func appendBytesHex(b []byte, p []byte) []byte {
 	return b
 }
 
-
 // icrcWire is the ICRC as Wireshark shows it: the four wire bytes read as a
 // big-endian number.
 func icrcWire(v uint32) uint32 {
