@@ -101,8 +101,9 @@ func (r *requester) canSend() bool {
 	if w.wr.Opcode == WRRDMARead {
 		span = w.npsn - r.curPkt
 	}
-	// Window: PSNs in flight stay within Config.Window <= 2^23 (§5.1).
-	if subPSN(r.npsn, r.una)+span > q.window {
+	// Window: PSNs in flight stay within Config.Window <= 2^23 (§5.1). A
+	// READ wider than the window goes alone, once all else is acknowledged.
+	if inFlight := subPSN(r.npsn, r.una); inFlight > 0 && inFlight+span > q.window {
 		return false
 	}
 	if r.cur < r.sent {
