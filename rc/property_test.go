@@ -191,7 +191,9 @@ func TestPropertyRandomScenarios(t *testing.T) {
 			p.net.RunUntil(func() bool { return false }, 25*sim.Microsecond)
 			postRecvs()
 		}
-		done := func() bool { return len(p.net.Completions[rctest.A]) >= nops && len(p.net.Completions[rctest.B]) >= nrecv }
+		done := func() bool {
+			return len(p.net.Completions[rctest.A]) >= nops && len(p.net.Completions[rctest.B]) >= nrecv
+		}
 		require.True(t, p.net.RunUntil(done, 100*sim.Second), "not all WRs completed: a %d/%d, b %d/%d, stats a %+v b %+v",
 			len(p.net.Completions[rctest.A]), nops, len(p.net.Completions[rctest.B]), nrecv, p.a.Stats(), p.b.Stats())
 		p.net.Run(200 * sim.Second) // drain: nothing more may complete
