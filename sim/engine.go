@@ -1,0 +1,301 @@
+package sim
+
+import (
+	"math/bits"
+	"unsafe"
+)
+
+// Handler is the target of an event. Handle runs when the event's time comes;
+// Engine.Now() is then ev.At. A handler may schedule further events, at the
+// current time or later, and may call Stop.
+type Handler interface {
+	Handle(ev Event)
+}
+
+// HandlerFunc adapts a function to Handler. Converting a func value to the
+// Handler interface does not allocate, but creating a closure may: build
+// closures once, not per event.
+type HandlerFunc func(ev Event)
+
+// Handle calls f(ev).
+func (f HandlerFunc) Handle(ev Event) { f(ev) }
+
+// Event is what a Handler receives: the time it was scheduled for and the
+// three arguments given to Schedule. Kind, A and P mean whatever the handler
+// wants them to mean; the engine only carries them.
+//
+// P is an unsafe.Pointer, not an interface, so that an event is small and
+// scheduling never allocates: convert a typed pointer with unsafe.Pointer(x)
+// when scheduling and back with (*T)(ev.P) in the handler. The engine keeps P
+// reachable for the garbage collector while the event is pending.
+type Event struct {
+	At   Time
+	Kind uint32
+	A    uint64
+	P    unsafe.Pointer
+}
+
+// The queue is a radix heap (Ahuja, Mehlhorn, Orlin & Tarjan 1990), the
+// priority queue for keys that never go below the last one removed — which
+// is exactly a simulator's clock. Bucket 0 holds the events due at last, the
+// time of the last refill; bucket k >= 1 holds those whose time first differs
+// from last in bit k-1, so every event in bucket k is earlier than every event
+// in bucket k+1. When bucket 0 runs dry, the lowest non-empty bucket is split
+// by its minimum (kept per bucket, so no scan) into the buckets below, and the
+// events equal to that minimum land in bucket 0. Each event moves at most 63
+// times and in practice a handful (about 6 with 1,000 pending events spread
+// over a microsecond, 9 with 100,000).
+//
+// Events move only toward bucket 0 and are appended in order, so events with
+// equal times, which always share a bucket, keep the order they were scheduled
+// in: FIFO tie-breaking needs no sequence number.
+//
+// A bucket is a FIFO chain of fixed-size chunks of events stored by value,
+// taken from and returned to one free list. Memory therefore follows the
+// number of pending events (plus at most one partly filled chunk per bucket)
+// instead of each bucket's own high-water mark, and once the free list holds
+// enough chunks for the peak, nothing is allocated.
+const (
+	nbuckets  = 64 // times are non-negative, so time^last < 2^63
+	chunkSize = 32 // events per chunk: 1.5 KiB
+)
+
+type entry struct {
+	at   Time
+	h    Handler
+	p    unsafe.Pointer
+	a    uint64
+	kind uint32
+}
+
+type chunk struct {
+	next *chunk
+	n    int // events written
+	ev   [chunkSize]entry
+}
+
+type bucket struct {
+	head, tail *chunk
+	r          int  // next event to read in head
+	min        Time // earliest time in the bucket, when non-empty
+}
+
+// Engine is a discrete-event simulator: a clock and a queue of pending
+// events, processed in order of time and, among events for the same time,
+// in the order they were scheduled (FIFO). Given the same sequence of
+// Schedule calls it executes the same events in the same order, always.
+//
+// Events are stored by value in chunks that are recycled: once the engine
+// has held its peak number of pending events, Schedule and Step allocate
+// nothing.
+//
+// The zero Engine is ready to use, at time 0. An Engine is not safe for
+// concurrent use; a simulation runs in one goroutine.
+type Engine struct {
+	now     Time
+	last    Time // bucket keys are relative to this; last <= every pending time
+	b       [nbuckets]bucket
+	mask    uint64 // bit k set: bucket k >= 1 is non-empty
+	free    *chunk
+	chunks  int // chunks allocated
+	n       int // pending events
+	events  uint64
+	stopped bool
+}
+
+// NewEngine returns an engine at time 0 that never allocates while at most
+// hint events are pending: it takes all the memory for them up front (about
+// 48 bytes per event plus 100 KiB). With hint <= 0 it is the zero Engine,
+// which allocates as it grows and then reuses what it has.
+func NewEngine(hint int) *Engine {
+	e := &Engine{}
+	if hint > 0 {
+		// Every bucket holds full chunks and at most one partial one;
+		// bucket 0 may also have consumed events in its head chunk, and
+		// refill holds one source chunk while filling its targets.
+		for i := 0; i < (hint+chunkSize-1)/chunkSize+nbuckets+2; i++ {
+			e.release(&chunk{})
+			e.chunks++
+		}
+	}
+	return e
+}
+
+// Now returns the current simulated time: the time of the event being (or
+// last) processed, or the until of the last Run that ran out of events.
+func (e *Engine) Now() Time { return e.now }
+
+// Events returns the number of events processed so far.
+func (e *Engine) Events() uint64 { return e.events }
+
+// Pending returns the number of events scheduled and not yet processed.
+func (e *Engine) Pending() int { return e.n }
+
+// Next returns the time of the earliest pending event, and false if there is
+// none.
+func (e *Engine) Next() (Time, bool) {
+	if e.b[0].head != nil {
+		return e.last, true
+	}
+	if e.mask == 0 {
+		return 0, false
+	}
+	return e.b[bits.TrailingZeros64(e.mask)].min, true
+}
+
+// Schedule arranges for h.Handle(Event{at, kind, a, p}) to run at time at.
+// Events for the same time run in the order they were scheduled. Schedule
+// panics if at is before Now() or h is nil. It allocates only when more
+// events are pending than ever before.
+func (e *Engine) Schedule(at Time, h Handler, kind uint32, a uint64, p unsafe.Pointer) {
+	if at < e.now {
+		panic("sim: Schedule: time " + at.String() + " is before now " + e.now.String())
+	}
+	if h == nil {
+		panic("sim: Schedule: nil handler")
+	}
+	e.n++
+	k := bits.Len64(uint64(at ^ e.last))
+	b := &e.b[k]
+	if k != 0 {
+		if e.mask&(1<<k) == 0 || at < b.min {
+			b.min = at
+		}
+		e.mask |= 1 << k
+	}
+	t := b.tail
+	if t == nil || t.n == chunkSize {
+		t = e.grow(b)
+	}
+	t.ev[t.n] = entry{at: at, h: h, p: p, a: a, kind: kind}
+	t.n++
+}
+
+// After is Schedule(Now()+d, h, kind, a, p).
+func (e *Engine) After(d Time, h Handler, kind uint32, a uint64, p unsafe.Pointer) {
+	e.Schedule(e.now+d, h, kind, a, p)
+}
+
+// grow appends an empty chunk to b and returns it.
+func (e *Engine) grow(b *bucket) *chunk {
+	c := e.free
+	if c != nil {
+		e.free = c.next
+		c.next = nil
+	} else {
+		c = &chunk{}
+		e.chunks++
+	}
+	if b.tail == nil {
+		b.head = c
+	} else {
+		b.tail.next = c
+	}
+	b.tail = c
+	return c
+}
+
+// release returns a chunk to the free list, dropping its references.
+func (e *Engine) release(c *chunk) {
+	clear(c.ev[:c.n])
+	c.n = 0
+	c.next = e.free
+	e.free = c
+}
+
+// refill moves the earliest pending events into the empty bucket 0. There
+// must be a pending event outside bucket 0.
+func (e *Engine) refill() {
+	k := bits.TrailingZeros64(e.mask)
+	src := &e.b[k]
+	last := src.min
+	e.last = last
+	e.mask &^= 1 << k
+	c := src.head
+	*src = bucket{}
+	for c != nil {
+		for i := 0; i < c.n; i++ {
+			x := &c.ev[i]
+			at := x.at
+			j := bits.Len64(uint64(at ^ last)) // < k
+			b := &e.b[j]
+			if j != 0 {
+				if e.mask&(1<<j) == 0 || at < b.min {
+					b.min = at
+				}
+				e.mask |= 1 << j
+			}
+			t := b.tail
+			if t == nil || t.n == chunkSize {
+				t = e.grow(b)
+			}
+			t.ev[t.n] = *x
+			t.n++
+		}
+		next := c.next
+		e.release(c)
+		c = next
+	}
+}
+
+// Step processes the earliest pending event and reports whether there was
+// one. It ignores Stop.
+func (e *Engine) Step() bool {
+	b := &e.b[0]
+	if b.head == nil {
+		if e.n == 0 {
+			return false
+		}
+		e.refill()
+	}
+	c := b.head
+	x := &c.ev[b.r]
+	ev := Event{At: x.at, Kind: x.kind, A: x.a, P: x.p}
+	h := x.h
+	x.h, x.p = nil, nil // drop references to the processed event
+	b.r++
+	if b.r == c.n {
+		// Head chunk consumed (a chunk other than the tail is full): if it
+		// was the tail the bucket is now empty, and an event that h
+		// schedules for now starts a fresh chunk.
+		b.head = c.next
+		if b.head == nil {
+			b.tail = nil
+		}
+		b.r = 0
+		c.n = 0 // already cleared entry by entry
+		c.next = e.free
+		e.free = c
+	}
+	e.n--
+	e.now = ev.At
+	e.events++
+	h.Handle(ev)
+	return true
+}
+
+// Run processes events in order until the next one is later than until, no
+// event is left, or a handler calls Stop. Events at exactly until are
+// processed. Unless stopped, Run then advances the clock to until (if until is
+// MaxTime the clock stays at the last event's time), so a following Schedule
+// relative to Now() starts from until.
+func (e *Engine) Run(until Time) {
+	e.stopped = false
+	for !e.stopped {
+		t, ok := e.Next()
+		if !ok || t > until {
+			break
+		}
+		e.Step()
+	}
+	if !e.stopped && until != MaxTime && e.now < until {
+		e.now = until
+	}
+}
+
+// Stop makes the current Run return after the event being processed. Pending
+// events stay queued; a later Run resumes with them.
+func (e *Engine) Stop() { e.stopped = true }
+
+// Stopped reports whether Stop was called during the last Run.
+func (e *Engine) Stopped() bool { return e.stopped }
