@@ -179,12 +179,13 @@ func (c *Calc) LRH(b []byte) (uint32, error) {
 
 // split copies the head of b into the scratch buffer for masking and returns
 // the copy and the part of b left to read in place. Packets up to the buffer
-// size are copied whole. For longer ones the copy is 64 bytes plus len(b) mod
-// 16, so the part read in place is a whole number of 16-byte blocks.
+// size are copied whole. For longer ones the copy is 80 bytes plus len(b) mod
+// 16 (80 holds every masked byte: IPv4 with 40 bytes of options masks byte
+// 72), so the part read in place is a whole number of 16-byte blocks.
 func (c *Calc) split(b []byte) (masked, rest []byte) {
 	k := len(b)
 	if k > scratch {
-		k = 64 + k%16
+		k = 80 + k%16
 	}
 	copy(c.buf[prefixMax:prefixMax+k], b)
 	return c.buf[prefixMax : prefixMax+k], b[k:]
