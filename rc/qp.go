@@ -249,3 +249,29 @@ func (q *QP) enterError() {
 	q.req.flush()
 	q.rsp.flush()
 }
+
+// NextPSN is the PSN of the next new request packet (sq_psn as it stands).
+func (q *QP) NextPSN() uint32 { return q.req.hiPSN }
+
+// UnackedPSN is the oldest request PSN not yet acknowledged.
+func (q *QP) UnackedPSN() uint32 { return q.req.una }
+
+// ExpectedPSN is the responder's ePSN.
+func (q *QP) ExpectedPSN() uint32 { return q.rsp.epsn }
+
+// MSN is the responder's message sequence number (ib-facts.md §5.9).
+func (q *QP) MSN() uint32 { return q.rsp.msn }
+
+// RemoteMSN is the MSN of the last ACK-kind AETH the requester accepted.
+func (q *QP) RemoteMSN() uint32 { return q.req.remoteMSN }
+
+// Credits is the credit count of that AETH (ib-facts.md §5.8): limited is
+// false for "unlimited" (0x1F). The requester records credits but does not
+// hold SENDs back for them.
+func (q *QP) Credits() (n int, limited bool) { return q.req.credits, q.req.creditsLimit }
+
+// SendQueueLen is the number of send WRs posted and not yet completed.
+func (q *QP) SendQueueLen() int { return q.req.sq.len() }
+
+// RecvQueueLen is the number of receive WRs posted and not yet consumed.
+func (q *QP) RecvQueueLen() int { return q.rsp.rq.len() }
