@@ -35,8 +35,6 @@ const (
 	// LinkTypeInfiniBand is LINKTYPE_INFINIBAND (247): packets start with
 	// the LRH and end with the VCRC.
 	LinkTypeInfiniBand layers.LinkType = 247
-	// NxtHdrIBA is the GRH next-header value for the IB transport (0x1B).
-	NxtHdrIBA = grh.NxtHdrIBA
 )
 
 // grhNext maps a GRH NxtHdr to the layer that follows.
@@ -53,7 +51,7 @@ func init() {
 	layers.RegisterUDPPortLayerType(UDPPortRoCEv2, LayerTypeBTH)
 	layers.EthernetTypeMetadata[EthernetTypeRoCEv1] = layers.EnumMetadata{DecodeWith: LayerTypeGRH, Name: "RoCEv1", LayerType: LayerTypeGRH}
 	layers.LinkTypeMetadata[LinkTypeInfiniBand] = layers.EnumMetadata{DecodeWith: LayerTypeLRH, Name: "InfiniBand", LayerType: LayerTypeLRH}
-	grhNext[NxtHdrIBA] = LayerTypeBTH
+	grhNext[grh.NxtHdrIBA] = LayerTypeBTH
 }
 
 // truncatedTo calls df.SetTruncated when err reports truncation, and

@@ -137,6 +137,8 @@ func TestVectorsNewPacket(t *testing.T) {
 			assert.Equal(t, v.icrc, hex.EncodeToString(tr.ICRC))
 			assert.Equal(t, bth.Len+v.op.HeaderLen(), len(tr.LayerContents()))
 			assert.Contains(t, tr.String(), v.op.String())
+			assert.Contains(t, p.String(), "IBTransport")
+			assert.Contains(t, p.Dump(), "psn=")
 			v.check(t, p, tr)
 
 			ok, want, got, err := iblayers.CheckICRC(p.Data(), p.Layers()[0].LayerType())
