@@ -308,6 +308,7 @@ func (n *Net) Step() bool {
 		n.Delivered++
 		n.pool = append(n.pool, f.buf)
 	}
+	n.collect()
 	for s := A; s <= B; s++ {
 		q := n.QP[s]
 		if w, wok := q.NextWake(); wok && w <= n.Now {
