@@ -1,0 +1,551 @@
+package sim
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Endpoint is what a Host hands every arriving frame to — for rocekit, an RC
+// queue pair's transport, which checks the ICRC itself.
+//
+// frame is the network's buffer and is valid only during the call: the
+// endpoint may read and modify it, but must copy whatever it keeps. It may
+// send frames (Host.Send copies its argument, so sending frame itself is
+// fine) and schedule events.
+type Endpoint interface {
+	Receive(now Time, frame []byte)
+}
+
+// EndpointFunc adapts a function to Endpoint.
+type EndpointFunc func(now Time, frame []byte)
+
+// Receive calls f(now, frame).
+func (f EndpointFunc) Receive(now Time, frame []byte) { f(now, frame) }
+
+// Frame is a frame buffer from the network's pool, for sending without a copy:
+// get one with Network.AllocFrame, fill Data, and pass it to Host.SendFrame,
+// which takes ownership. Data may be shortened but must not be replaced by
+// another slice.
+type Frame struct {
+	Data  []byte
+	buf   []byte
+	dst   int
+	next  *Frame
+	inUse bool
+}
+
+// PoolStats describes the network's frame pool.
+type PoolStats struct {
+	Frames int    // frames allocated so far; grows only when all are in use
+	InUse  int    // frames held by queues, the wire, or the caller
+	Grows  uint64 // times a pooled buffer was too small and was replaced
+}
+
+// Event kinds of the network's own handlers.
+const (
+	evTxDone uint32 = iota // a port finished serialising a frame
+	evArrive               // a frame reached a port
+)
+
+// Network is a set of hosts and switches joined by links, driven by an
+// Engine. It owns the frames in flight: a frame buffer comes from the
+// network's pool when a host sends, and returns to it when the frame is
+// dropped or after the receiving endpoint's Receive returns, so that a
+// network in steady state allocates nothing.
+//
+// Randomness is deterministic: each fault of each direction of each link draws
+// from its own PCG stream (math/rand/v2), seeded from the scenario seed and
+// the link's name. The same topology, seed and sends give the same frames at
+// the same times, always; adding a link or enabling a fault on one link does
+// not change the decisions on another.
+//
+// The hook fields may be set at any time; nil disables them.
+type Network struct {
+	// MarkCE is called for a frame that joins an output queue holding more
+	// than the port's ECN threshold. It should set the frame's ECN field to
+	// CE (the RoCE layer knows where the IPv4 TOS byte is) and report
+	// whether it did; a frame that is not ECN-capable is left alone and
+	// reported false. Nil marks nothing.
+	MarkCE func(frame []byte) bool
+	// Tap is called for every frame put on the wire, when its first bit
+	// leaves the sending port, with the link's ID and the direction — before
+	// faults, so a capture shows what was sent. frame is valid only during
+	// the call.
+	Tap func(now Time, link int, dir Direction, frame []byte)
+	// OnDrop is called for every frame the network drops, with the cause;
+	// link is the link the frame was sent on or arrived by (-1 for
+	// DropUnconnected). frame is valid only during the call.
+	OnDrop func(now Time, link int, dir Direction, cause DropCause, frame []byte)
+
+	eng   *Engine
+	seed  uint64
+	links []*Link
+	names map[string]bool
+	nodes int
+	free  *Frame
+	pool  PoolStats
+}
+
+// NewNetwork returns an empty network driven by eng, whose random faults are
+// seeded by seed.
+func NewNetwork(eng *Engine, seed uint64) *Network {
+	if eng == nil {
+		panic("sim: NewNetwork: nil Engine")
+	}
+	return &Network{eng: eng, seed: seed, names: map[string]bool{}}
+}
+
+// Engine returns the engine driving the network.
+func (n *Network) Engine() *Engine { return n.eng }
+
+// Now returns the engine's current time.
+func (n *Network) Now() Time { return n.eng.now }
+
+// Seed returns the scenario seed.
+func (n *Network) Seed() uint64 { return n.seed }
+
+// Links returns the links, indexed by ID. The slice is the network's own; do
+// not modify it.
+func (n *Network) Links() []*Link { return n.links }
+
+// PoolStats returns the frame pool's statistics.
+func (n *Network) PoolStats() PoolStats { return n.pool }
+
+// AllocFrame returns a frame of size bytes from the pool, for Host.SendFrame.
+// Its contents are unspecified. Return it with FreeFrame if it is not sent.
+func (n *Network) AllocFrame(size int) *Frame {
+	if size < 0 {
+		panic("sim: AllocFrame: negative size")
+	}
+	return n.alloc(size)
+}
+
+// FreeFrame returns a frame from AllocFrame to the pool. It panics if the
+// frame is already free.
+func (n *Network) FreeFrame(f *Frame) { n.release(f) }
+
+func (n *Network) alloc(size int) *Frame {
+	f := n.free
+	if f != nil {
+		n.free = f.next
+		f.next = nil
+	} else {
+		f = &Frame{}
+		n.pool.Frames++
+	}
+	if cap(f.buf) < size {
+		if f.buf != nil {
+			n.pool.Grows++
+		}
+		f.buf = make([]byte, (size+511)&^511)
+	}
+	f.Data = f.buf[:size]
+	f.inUse = true
+	n.pool.InUse++
+	return f
+}
+
+func (n *Network) release(f *Frame) {
+	if !f.inUse {
+		panic("sim: frame freed twice")
+	}
+	f.inUse = false
+	f.Data = nil
+	f.next = n.free
+	n.free = f
+	n.pool.InUse--
+}
+
+// drop counts a dropped frame, reports it and frees it.
+func (n *Network) drop(now Time, l *Link, dir Direction, cause DropCause, f *Frame) {
+	id := -1
+	if l != nil {
+		c := &l.dir[dir].c
+		switch cause {
+		case DropLoss:
+			c.LossDrops++
+		case DropBurst:
+			c.BurstDrops++
+		case DropDead:
+			c.DeadDrops++
+		case DropQueue:
+			c.QueueDrops++
+			c.QueueDropBytes += uint64(len(f.Data))
+		}
+		id = l.id
+	}
+	if n.OnDrop != nil {
+		n.OnDrop(now, id, dir, cause, f.Data)
+	}
+	n.release(f)
+}
+
+func (n *Network) nodeName(name, kind string) string {
+	n.nodes++
+	if name == "" {
+		name = fmt.Sprintf("%s%d", kind, n.nodes-1)
+	}
+	return name
+}
+
+// Connect joins ports a and b with a new link and returns it. It panics if
+// either port is already connected, the bandwidth is not positive, the
+// delay negative, or the link's name already taken.
+func (n *Network) Connect(a, b *Port, cfg LinkConfig) *Link {
+	if a == nil || b == nil || a == b {
+		panic("sim: Connect: need two distinct ports")
+	}
+	if a.net != n || b.net != n {
+		panic("sim: Connect: port of another network")
+	}
+	if a.link != nil || b.link != nil {
+		panic("sim: Connect: port already connected")
+	}
+	l := &Link{net: n, id: len(n.links), name: cfg.Name}
+	l.setRate(cfg.Bandwidth, cfg.Delay)
+	if l.name == "" {
+		l.name = a.name + "--" + b.name
+	}
+	if n.names[l.name] {
+		panic("sim: Connect: duplicate link name " + l.name)
+	}
+	n.names[l.name] = true
+	l.dir[AtoB].from, l.dir[AtoB].to = a, b
+	l.dir[BtoA].from, l.dir[BtoA].to = b, a
+	a.link, a.dir = l, AtoB
+	b.link, b.dir = l, BtoA
+	l.seed(n.seed)
+	n.links = append(n.links, l)
+	return l
+}
+
+// PortConfig sets up a port's output queue.
+type PortConfig struct {
+	// QueueLimit is the most bytes that may wait in the output queue (not
+	// counting the frame being serialised); a frame that would take the
+	// queue past it is dropped (drop-tail). 0 means unlimited. A frame
+	// that finds the port idle starts at once and is never dropped.
+	QueueLimit int
+	// ECNThreshold is K: a frame that joins a queue already holding more
+	// than K bytes is passed to Network.MarkCE. 0 disables marking.
+	ECNThreshold int
+}
+
+// Port is a network interface: it serialises frames onto its link at the
+// link's rate, one at a time, while later frames wait in a FIFO output queue.
+// A host has one port; a switch has several.
+type Port struct {
+	net   *Network
+	name  string
+	host  *Host   // owner, if a host port
+	sw    *Switch // owner, if a switch port
+	index int     // index in the switch
+	link  *Link
+	dir   Direction // direction of the frames this port sends
+	cfg   PortConfig
+	q     fifo
+	qb    int // bytes waiting
+	peak  int // largest qb seen
+	busy  bool
+}
+
+func (n *Network) newPort(name string, cfg PortConfig) *Port {
+	if cfg.QueueLimit < 0 || cfg.ECNThreshold < 0 {
+		panic("sim: negative QueueLimit or ECNThreshold")
+	}
+	return &Port{net: n, name: name, cfg: cfg}
+}
+
+// Name returns the port's name: the host's name, or "switch/index".
+func (p *Port) Name() string { return p.name }
+
+// Link returns the port's link, or nil.
+func (p *Port) Link() *Link { return p.link }
+
+// Direction returns the direction of its link in which this port sends.
+func (p *Port) Direction() Direction { return p.dir }
+
+// Peer returns the port at the other end of the link, or nil.
+func (p *Port) Peer() *Port {
+	if p.link == nil {
+		return nil
+	}
+	return p.link.dir[p.dir].to
+}
+
+// Config returns the port's queue configuration.
+func (p *Port) Config() PortConfig { return p.cfg }
+
+// SetQueueLimit sets the drop-tail limit in bytes; 0 means unlimited.
+func (p *Port) SetQueueLimit(bytes int) {
+	if bytes < 0 {
+		panic("sim: negative queue limit")
+	}
+	p.cfg.QueueLimit = bytes
+}
+
+// SetECNThreshold sets the ECN marking threshold K in bytes; 0 disables it.
+func (p *Port) SetECNThreshold(bytes int) {
+	if bytes < 0 {
+		panic("sim: negative ECN threshold")
+	}
+	p.cfg.ECNThreshold = bytes
+}
+
+// QueuedBytes returns the bytes waiting in the output queue, not counting
+// the frame being serialised.
+func (p *Port) QueuedBytes() int { return p.qb }
+
+// QueuedFrames returns the number of frames waiting in the output queue.
+func (p *Port) QueuedFrames() int { return p.q.n }
+
+// PeakQueuedBytes returns the largest QueuedBytes seen.
+func (p *Port) PeakQueuedBytes() int { return p.peak }
+
+// Busy reports whether the port is serialising a frame.
+func (p *Port) Busy() bool { return p.busy }
+
+// enqueue gives frame f to the port to send; the port owns it from now on.
+// It reports false if the frame was dropped.
+func (p *Port) enqueue(now Time, f *Frame) bool {
+	l := p.link
+	if l == nil {
+		p.net.drop(now, nil, 0, DropUnconnected, f)
+		return false
+	}
+	if !p.busy {
+		p.startTx(now, f)
+		return true
+	}
+	size := len(f.Data)
+	if p.cfg.QueueLimit > 0 && p.qb+size > p.cfg.QueueLimit {
+		p.net.drop(now, l, p.dir, DropQueue, f)
+		return false
+	}
+	if p.cfg.ECNThreshold > 0 && p.qb > p.cfg.ECNThreshold {
+		if mark := p.net.MarkCE; mark != nil && mark(f.Data) {
+			l.dir[p.dir].c.ECNMarked++
+		}
+	}
+	p.q.push(f)
+	p.qb += size
+	if p.qb > p.peak {
+		p.peak = p.qb
+	}
+	return true
+}
+
+func (p *Port) startTx(now Time, f *Frame) {
+	p.busy = true
+	l := p.link
+	c := &l.dir[p.dir].c
+	c.SentFrames++
+	c.SentBytes += uint64(len(f.Data))
+	if tap := p.net.Tap; tap != nil {
+		tap(now, l.id, p.dir, f.Data)
+	}
+	p.net.eng.Schedule(now+l.TxTime(len(f.Data)), (*portHandler)(p), evTxDone, 0, unsafe.Pointer(f))
+}
+
+// portHandler runs a port's events without giving Port an exported Handle
+// method.
+type portHandler Port
+
+func (h *portHandler) Handle(ev Event) {
+	p := (*Port)(h)
+	f := (*Frame)(ev.P)
+	switch ev.Kind {
+	case evTxDone:
+		p.link.transmitted(ev.At, p.dir, f)
+		if next := p.q.pop(); next != nil {
+			p.qb -= len(next.Data)
+			p.startTx(ev.At, next)
+		} else {
+			p.busy = false
+		}
+	case evArrive:
+		p.arrive(ev.At, f)
+	}
+}
+
+// arrive handles frame f arriving at port p from its link.
+func (p *Port) arrive(now Time, f *Frame) {
+	l := p.link
+	in := p.dir.Reverse()
+	d := &l.dir[in]
+	if d.dead {
+		p.net.drop(now, l, in, DropDead, f)
+		return
+	}
+	d.c.DeliveredFrames++
+	d.c.DeliveredBytes += uint64(len(f.Data))
+	if h := p.host; h != nil {
+		if h.ep != nil {
+			h.ep.Receive(now, f.Data)
+		}
+		p.net.release(f)
+		return
+	}
+	s := p.sw
+	out := -1
+	if s.Forward != nil {
+		out = s.Forward(p.index, f.dst, f.Data)
+	} else if f.dst >= 0 && f.dst < len(s.table) {
+		out = int(s.table[f.dst])
+	}
+	if out < 0 || out >= len(s.ports) {
+		s.noRoute++
+		p.net.drop(now, l, in, DropNoRoute, f)
+		return
+	}
+	s.ports[out].enqueue(now, f)
+}
+
+// Host is an end node: one port, and an Endpoint that receives the frames
+// arriving at it.
+type Host struct {
+	net  *Network
+	port *Port
+	ep   Endpoint
+}
+
+// NewHost adds a host with endpoint ep (which may be nil and set later with
+// SetEndpoint). An empty name becomes "hostN". The host's port has an
+// unlimited queue and no ECN marking; see Port.SetQueueLimit.
+func (n *Network) NewHost(name string, ep Endpoint) *Host {
+	h := &Host{net: n, ep: ep}
+	h.port = n.newPort(n.nodeName(name, "host"), PortConfig{})
+	h.port.host = h
+	return h
+}
+
+// Name returns the host's name.
+func (h *Host) Name() string { return h.port.name }
+
+// Port returns the host's port.
+func (h *Host) Port() *Port { return h.port }
+
+// Endpoint returns the host's endpoint.
+func (h *Host) Endpoint() Endpoint { return h.ep }
+
+// SetEndpoint sets the endpoint that receives the host's frames.
+func (h *Host) SetEndpoint(ep Endpoint) { h.ep = ep }
+
+// Send copies frame into a pooled buffer and queues it on the host's port,
+// addressed to destination dst (used only by switches' forwarding; any value
+// on a direct link). The caller keeps frame. Send reports false if the frame
+// was dropped at once (full host queue, or no link).
+func (h *Host) Send(dst int, frame []byte) bool {
+	f := h.net.alloc(len(frame))
+	copy(f.Data, frame)
+	f.dst = dst
+	return h.port.enqueue(h.net.eng.now, f)
+}
+
+// SendFrame queues a frame from Network.AllocFrame without copying it. The
+// network owns f from then on, whether or not it is sent.
+func (h *Host) SendFrame(dst int, f *Frame) bool {
+	if !f.inUse {
+		panic("sim: SendFrame of a free frame")
+	}
+	f.dst = dst
+	return h.port.enqueue(h.net.eng.now, f)
+}
+
+// Switch is a store-and-forward switch: a frame that has fully arrived on a
+// port is forwarded at once to the output queue of the port chosen for its
+// destination. Each output queue has its own drop-tail limit and ECN
+// threshold.
+type Switch struct {
+	// Forward, if set, chooses the output port of a frame from the input
+	// port, the destination the sending host gave, and the frame itself;
+	// a result outside [0, NumPorts()) drops the frame. If nil, the table
+	// set with SetRoute is used.
+	Forward func(inPort, dst int, frame []byte) int
+
+	net     *Network
+	name    string
+	ports   []*Port
+	table   []int32
+	noRoute uint64
+}
+
+// NewSwitch adds a switch with nports ports, each configured by cfg. An empty
+// name becomes "switchN".
+func (n *Network) NewSwitch(name string, nports int, cfg PortConfig) *Switch {
+	if nports <= 0 {
+		panic("sim: NewSwitch: need at least one port")
+	}
+	s := &Switch{net: n, name: n.nodeName(name, "switch")}
+	for i := 0; i < nports; i++ {
+		p := n.newPort(fmt.Sprintf("%s/%d", s.name, i), cfg)
+		p.sw, p.index = s, i
+		s.ports = append(s.ports, p)
+	}
+	return s
+}
+
+// Name returns the switch's name.
+func (s *Switch) Name() string { return s.name }
+
+// NumPorts returns the number of ports.
+func (s *Switch) NumPorts() int { return len(s.ports) }
+
+// Port returns port i.
+func (s *Switch) Port(i int) *Port { return s.ports[i] }
+
+// SetRoute sends frames for destination dst (>= 0) out of port; port -1
+// removes the route.
+func (s *Switch) SetRoute(dst, port int) {
+	if dst < 0 {
+		panic("sim: SetRoute: negative destination")
+	}
+	if port < -1 || port >= len(s.ports) {
+		panic("sim: SetRoute: no such port")
+	}
+	for len(s.table) <= dst {
+		s.table = append(s.table, -1)
+	}
+	s.table[dst] = int32(port)
+}
+
+// Route returns the port for destination dst in the table, or -1.
+func (s *Switch) Route(dst int) int {
+	if dst < 0 || dst >= len(s.table) {
+		return -1
+	}
+	return int(s.table[dst])
+}
+
+// NoRouteDrops returns the number of frames dropped for want of a route.
+func (s *Switch) NoRouteDrops() uint64 { return s.noRoute }
+
+// fifo is a growable ring of frames.
+type fifo struct {
+	buf  []*Frame
+	head int
+	n    int
+}
+
+func (q *fifo) push(f *Frame) {
+	if q.n == len(q.buf) {
+		nb := make([]*Frame, max(16, 2*len(q.buf)))
+		for i := 0; i < q.n; i++ {
+			nb[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
+		}
+		q.buf, q.head = nb, 0
+	}
+	q.buf[(q.head+q.n)&(len(q.buf)-1)] = f
+	q.n++
+}
+
+func (q *fifo) pop() *Frame {
+	if q.n == 0 {
+		return nil
+	}
+	f := q.buf[q.head]
+	q.buf[q.head] = nil
+	q.head = (q.head + 1) & (len(q.buf) - 1)
+	q.n--
+	return f
+}
