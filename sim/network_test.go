@@ -166,7 +166,7 @@ func TestEndpointMayReplyAndModify(t *testing.T) {
 	a := net.NewHost("a", got)
 	var b *sim.Host
 	b = net.NewHost("b", sim.EndpointFunc(func(now sim.Time, frame []byte) {
-		frame[0] = 0xee // the endpoint may write the buffer
+		frame[0] = 0xee  // the endpoint may write the buffer
 		b.Send(0, frame) // and send it back: Send copies
 	}))
 	net.Connect(a.Port(), b.Port(), sim.LinkConfig{Bandwidth: 100e9, Delay: 10})
