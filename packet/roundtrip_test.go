@@ -3,6 +3,7 @@ package packet_test
 import (
 	"bytes"
 	"encoding/binary"
+	"hash/crc32"
 	"testing"
 
 	"github.com/rocekit/rocekit/grh"
@@ -488,4 +489,62 @@ func TestPropDecodeArbitrary(t *testing.T) {
 			}
 		}
 	})
+}
+
+// rtRefICRCIPv4 is an independent ICRC of a RoCEv2/IPv4 packet (ib-facts.md
+// §3.1-§3.2): CRC-32 of eight 0xFF bytes and a copy of ip (IPv4 header with
+// any options, through the pad) with TOS, TTL, header checksum, UDP checksum
+// and BTH byte 4 set to all ones.
+func rtRefICRCIPv4(ip []byte) uint32 {
+	ihl := int(ip[0]&0x0F) * 4
+	m := append(bytes.Repeat([]byte{0xFF}, 8), ip...)
+	p := m[8:]
+	p[1], p[8], p[10], p[11] = 0xFF, 0xFF, 0xFF, 0xFF
+	p[ihl+6], p[ihl+7] = 0xFF, 0xFF
+	p[ihl+packet.UDPLen+4] = 0xFF
+	return crc32.ChecksumIEEE(m)
+}
+
+// IPv4 options (which rxe never sends, but a frame may carry) are covered by
+// the ICRC as they are. Frames with 0 to 40 bytes of options decode, and
+// their ICRC equals the independent computation. Regression: 32 or more
+// bytes of options in a packet over 128 bytes made icrc.IPv4 panic.
+func TestPropICRCIPv4Options(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		ff := proptest.FrameFieldsFor(packet.RoCEv2IPv4).Draw(rt, "frame")
+		b := rtEncodeFrame(rt, &ff)
+		olen := 4 * rapid.IntRange(0, 10).Draw(rt, "optwords")
+		opts := rapid.SliceOfN(rapid.Byte(), olen, olen).Draw(rt, "options")
+		at := packet.EthernetLen + packet.VLANLen*len(ff.Eth.VLANs)
+		nb := append(append(append([]byte{}, b[:at+packet.IPv4Len]...), opts...), b[at+packet.IPv4Len:]...)
+		ip := nb[at:]
+		ip[0] = 0x40 | byte(5+olen/4)
+		binary.BigEndian.PutUint16(ip[2:], uint16(len(ip)))
+		packet.IPv4(ip).SetChecksum(packet.IPv4(ip).ComputeChecksum())
+		want := rtRefICRCIPv4(ip[:len(ip)-icrc.Len])
+		icrc.Put(ip[len(ip)-icrc.Len:], want)
+
+		var fr packet.Frame
+		require.NoError(rt, fr.DecodeEthernet(nb))
+		require.Equal(rt, packet.IPv4Len+olen, fr.IPv4.HeaderLen())
+		rtSameFields(rt, ff.Transport, fr.Transport.Fields())
+		ok, calc, got, err := fr.CheckICRC()
+		require.NoError(rt, err)
+		require.True(rt, ok, "ICRC computed %08x, independent %08x", calc, got)
+	})
+}
+
+// RoCEv2/IPv4 frames with payloads of 100 to 199 bytes (every length mod 16,
+// on both sides of the 128-byte copy in package icrc) carry the ICRC the
+// independent computation gives.
+func TestICRCIPv4Lengths(t *testing.T) {
+	for n := 100; n < 200; n++ {
+		ff := packet.DefaultFrame(packet.RoCEv2IPv4)
+		ff.Transport.BTH.Opcode = opcode.RCSendOnly
+		ff.Transport.Payload = bytes.Repeat([]byte{byte(n)}, n)
+		ff.Transport.SetPad()
+		b := rtEncodeFrame(t, &ff)
+		ip := b[packet.EthernetLen:]
+		require.Equal(t, rtRefICRCIPv4(ip[:len(ip)-icrc.Len]), icrc.Get(ip[len(ip)-icrc.Len:]), "payload %d", n)
+	}
 }
