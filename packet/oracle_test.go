@@ -76,9 +76,13 @@ func tsharkOK(op opcode.Opcode) bool {
 // orFramesPerOpcode is how many frames the tshark oracle builds per opcode.
 const orFramesPerOpcode = 4
 
-// orTsharkPayloadProtocols are the protocols tshark 4.0 tries on
-// InfiniBand payloads (tshark -G heuristic-decodes).
-var orTsharkPayloadProtocols = []string{"smc", "smb_direct", "rpcordma", "nvme-rdma", "lnet", "iser", "infiniband_sdp", "fcoib"}
+// orTsharkPayloadHeuristics are the heuristic dissectors tshark 4.0 tries
+// on InfiniBand payloads (tshark -G heuristic-decodes lists the table
+// infiniband.payload; these are their short names).
+var orTsharkPayloadHeuristics = []string{
+	"smcr_infiniband", "smb_direct_infiniband", "rpcrdma_infiniband", "nvme_rdma", "lnet_ib",
+	"iser_infiniband", "eth_over_ib", "mellanox_eoib", "sdp_infiniband", "fc_infiniband",
+}
 
 // The tshark fields compared, in the order of the -e options.
 var orTsharkFields = []string{
@@ -136,8 +140,8 @@ func TestOracleTshark(t *testing.T) {
 	// The payload is random bytes: keep the upper-layer protocols that
 	// claim InfiniBand payloads heuristically from trying (and failing before
 	// tshark shows the ICRC).
-	for _, proto := range orTsharkPayloadProtocols {
-		args = append(args, "--disable-protocol", proto)
+	for _, h := range orTsharkPayloadHeuristics {
+		args = append(args, "--disable-heuristic", h)
 	}
 	for _, f := range orTsharkFields {
 		args = append(args, "-e", f)
