@@ -52,6 +52,7 @@ var codecSeeds = sync.OnceValue(func() *codecSeedSet {
 		s.ethernet = append(s.ethernet, b)
 	}
 	s.ib = append(s.ib, codecBuiltIB()...)
+	s.ethernet = append(s.ethernet, codecIPv4Options()...)
 	eth, ib := codecCaptureFrames()
 	s.ethernet = append(s.ethernet, eth...)
 	s.ib = append(s.ib, ib...)
@@ -117,6 +118,29 @@ func codecBuiltIB() [][]byte {
 		f.Transport.BTH = bth.Fields{Opcode: opcode.RCAcknowledge, PKey: 0xFFFF, DestQP: 0x12, PSN: 7}
 		f.Transport.AETH = aeth.Fields{Syndrome: aeth.Unlimited, MSN: 3}
 		out = append(out, codecBuild(&f))
+	}
+	return out
+}
+
+// codecIPv4Options returns RoCEv2/IPv4 frames with 40 bytes of IPv4 options
+// and payloads over 128 bytes, every length mod 16. Regression seeds: the
+// ICRC of such frames made package icrc index out of range.
+func codecIPv4Options() [][]byte {
+	var out [][]byte
+	for n := 120; n < 136; n++ {
+		f := packet.DefaultFrame(packet.RoCEv2IPv4)
+		f.Transport.BTH.Opcode = opcode.RCSendOnly
+		f.Transport.Payload = make([]byte, n)
+		f.Transport.SetPad()
+		b := codecBuild(&f)
+		const ip = packet.EthernetLen
+		opts := make([]byte, 40)
+		opts[0] = 1 // NOP options
+		nb := append(append(append([]byte{}, b[:ip+packet.IPv4Len]...), opts...), b[ip+packet.IPv4Len:]...)
+		nb[ip] = 0x4F
+		tl := len(nb) - ip
+		nb[ip+2], nb[ip+3] = byte(tl>>8), byte(tl)
+		out = append(out, nb)
 	}
 	return out
 }
