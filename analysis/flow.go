@@ -1,0 +1,412 @@
+package analysis
+
+import (
+	"math/bits"
+
+	"github.com/rocekit/rocekit/opcode"
+	"github.com/rocekit/rocekit/packet"
+)
+
+// PSN arithmetic (ib-facts.md §5.1): 24 bits, modulo 2^24.
+const psnMask = 0xFFFFFF
+
+// psnDiff returns a-b read as a signed 24-bit number: > 0 when a is after
+// b, 0 when equal, < 0 when a is before b (a difference of exactly 2^23
+// counts as before, as rxe's psn_compare has it).
+func psnDiff(a, b uint32) int32 { return int32((a-b)<<8) >> 8 }
+
+type pairing uint8
+
+const (
+	unpaired pairing = iota
+	pairedPSN
+	pairedCM
+)
+
+// mtuSource ranks where a flow's PMTU came from; a later source never
+// yields to an earlier one.
+type mtuSource uint8
+
+const (
+	fromNone mtuSource = iota
+	fromOption
+	fromPackets
+	fromCM
+)
+
+// Message kinds.
+type kind uint8
+
+const (
+	kindSend kind = iota
+	kindWrite
+	kindRead
+	kindAtomic
+	kindFlush
+	kindAtomicWrite
+	numKinds
+)
+
+var kindNames = [numKinds]string{"send", "write", "read", "atomic", "flush", "atomic_write"}
+
+func kindOf(op opcode.Opcode) kind {
+	switch op.Operation() {
+	case opcode.RDMAWriteFirst, opcode.RDMAWriteMiddle, opcode.RDMAWriteLast, opcode.RDMAWriteLastWithImmediate,
+		opcode.RDMAWriteOnly, opcode.RDMAWriteOnlyWithImmediate:
+		return kindWrite
+	case opcode.RDMAReadRequest:
+		return kindRead
+	case opcode.CompareSwap, opcode.FetchAdd:
+		return kindAtomic
+	case opcode.Flush:
+		return kindFlush
+	case opcode.AtomicWrite:
+		return kindAtomicWrite
+	}
+	return kindSend
+}
+
+// Position of the requester's stream between packets.
+type posState uint8
+
+const (
+	posUnknown posState = iota // first packet, or after a gap or go-back
+	posIdle                    // between messages
+	posInSend                  // after a SEND First/Middle
+	posInWrite                 // after an RDMA WRITE First/Middle
+)
+
+// histBuckets: bucket i holds sizes n with bits.Len64(n) == i (0; 1; 2-3;
+// 4-7; ...; the last bucket also holds everything larger).
+const histBuckets = 34
+
+type msgStats struct {
+	count, bytes, min, max uint64
+	hist                   [histBuckets]uint64
+}
+
+func (m *msgStats) add(n uint64) {
+	if m.count == 0 || n < m.min {
+		m.min = n
+	}
+	if n > m.max {
+		m.max = n
+	}
+	m.count++
+	m.bytes += n
+	b := bits.Len64(n)
+	if b >= histBuckets {
+		b = histBuckets - 1
+	}
+	m.hist[b]++
+}
+
+type opStats struct{ packets, bytes, payload uint64 }
+
+type rttStats struct{ n, sum, min, max int64 }
+
+func (r *rttStats) add(d int64) {
+	if d < 0 {
+		return
+	}
+	if r.n == 0 || d < r.min {
+		r.min = d
+	}
+	if d > r.max {
+		r.max = d
+	}
+	r.n++
+	r.sum += d
+}
+
+// maxReads bounds the READ (and FLUSH, ATOMIC WRITE) requests a flow keeps
+// outstanding; the oldest is forgotten beyond it (rxe's ORD limit is 128,
+// real NICs use 16 or fewer).
+const maxReads = 64
+
+type readEntry struct {
+	used     bool
+	retried  bool // re-requested: repeated responses are expected
+	holes    bool // a response was missing
+	kind     kind
+	psn      uint32
+	n        uint32 // responses expected, 0 while the PMTU is unknown
+	nMax     uint32 // upper bound on n while it is unknown
+	length   uint32
+	nextResp uint32
+	got      uint64
+	seq      uint64
+}
+
+func (e *readEntry) span() uint32 {
+	if e.n != 0 {
+		return e.n
+	}
+	return e.nMax
+}
+
+// ackQLen bounds the AckReq requests waiting for an ACK (for RTT).
+const ackQLen = 128
+
+type ackEntry struct {
+	psn uint32
+	ts  int64
+}
+
+// reqStream is the requester side of a flow: the requests it carries.
+type reqStream struct {
+	expect  bool // next/nextHi hold an expectation (from a packet or CM)
+	started bool // a request was seen
+	maxSet  bool
+	first   uint32 // first request PSN (or CM starting PSN)
+	next    uint32 // lowest acceptable next PSN
+	nextHi  uint32 // highest acceptable next PSN (> next after a READ of unknown N)
+	maxNext uint32 // the latest next PSN ever expected (go-back detection)
+
+	acked      uint32 // latest PSN the responder acknowledged
+	ackedValid bool
+	lastTS     int64
+
+	pos      posState
+	msgBytes uint64
+	msgValid bool
+
+	gaps, missing, dups, retrans, seqErrs uint64
+
+	reads    [maxReads]readEntry
+	readSeq  uint64
+	openRead *readEntry // the latest READ, while its PSN count is unknown
+
+	ackq        [ackQLen]ackEntry
+	aHead, aLen int
+	rtt         rttStats
+}
+
+func (s *reqStream) init() { s.pos = posUnknown }
+
+// setExpect sets the PSN the first request should carry (from CM).
+func (s *reqStream) setExpect(psn uint32) {
+	s.expect, s.maxSet = true, true
+	s.first, s.next, s.nextHi, s.maxNext = psn, psn, psn, psn
+	s.pos = posIdle
+}
+
+// contains reports whether q is a PSN the stream has used.
+func (s *reqStream) contains(q uint32) bool {
+	end := s.maxNext
+	if psnDiff(s.nextHi, end) > 0 {
+		end = s.nextHi
+	}
+	return psnDiff(q, s.first) >= 0 && psnDiff(q, end) < 0
+}
+
+// ack records that the responder acknowledged everything up to q and takes
+// RTT samples for the AckReq requests it covers.
+func (s *reqStream) ack(q uint32, now int64) {
+	if !s.ackedValid || psnDiff(q, s.acked) > 0 {
+		s.acked, s.ackedValid = q, true
+	}
+	for s.aLen > 0 {
+		e := &s.ackq[s.aHead]
+		if psnDiff(e.psn, q) > 0 {
+			break
+		}
+		s.rtt.add(now - e.ts)
+		s.aHead = (s.aHead + 1) % ackQLen
+		s.aLen--
+	}
+}
+
+func (s *reqStream) pushAck(q uint32, now int64) {
+	if s.aLen == ackQLen {
+		s.aHead = (s.aHead + 1) % ackQLen
+		s.aLen--
+	}
+	s.ackq[(s.aHead+s.aLen)%ackQLen] = ackEntry{q, now}
+	s.aLen++
+}
+
+// karn forgets what a go-back to q makes ambiguous: RTT samples for PSNs
+// from q on (Karn's rule) and READs from q on (they are requested again).
+func (s *reqStream) karn(q uint32) {
+	for s.aLen > 0 {
+		e := &s.ackq[(s.aHead+s.aLen-1)%ackQLen]
+		if psnDiff(e.psn, q) < 0 {
+			break
+		}
+		s.aLen--
+	}
+	for i := range s.reads {
+		if e := &s.reads[i]; e.used && psnDiff(e.psn, q) >= 0 {
+			e.used = false
+		}
+	}
+	s.openRead = nil
+}
+
+// addRead records an outstanding READ (FLUSH, ATOMIC WRITE) request.
+func (s *reqStream) addRead(q, length, lo, hi uint32, k kind, retried bool) *readEntry {
+	var e *readEntry
+	for i := range s.reads {
+		if x := &s.reads[i]; x.used && x.psn == q {
+			e, retried = x, true
+			break
+		}
+	}
+	if e == nil {
+		for i := range s.reads {
+			x := &s.reads[i]
+			if !x.used {
+				e = x
+				break
+			}
+			if e == nil || x.seq < e.seq {
+				e = x
+			}
+		}
+	}
+	n := uint32(0)
+	if lo == hi {
+		n = lo
+	}
+	s.readSeq++
+	*e = readEntry{used: true, retried: retried, kind: k, psn: q, n: n, nMax: hi, length: length, nextResp: q, seq: s.readSeq}
+	return e
+}
+
+// findRead returns the newest outstanding READ whose PSN range holds q.
+func (s *reqStream) findRead(q uint32) *readEntry {
+	var best *readEntry
+	for i := range s.reads {
+		e := &s.reads[i]
+		if !e.used {
+			continue
+		}
+		if off := psnDiff(q, e.psn); off >= 0 && uint32(off) < e.span() && (best == nil || e.seq > best.seq) {
+			best = e
+		}
+	}
+	return best
+}
+
+func (s *reqStream) removeRead(e *readEntry) {
+	e.used = false
+	if s.openRead == e {
+		s.openRead = nil
+	}
+}
+
+// resolve fixes the PSN count of a READ once it is known; if it is the
+// latest request, the next expected PSN becomes exact.
+func (s *reqStream) resolve(e *readEntry, n uint32, fl *flow) {
+	if n == 0 {
+		n = 1
+	}
+	e.n = n
+	if s.openRead == e {
+		s.next = (e.psn + n) & psnMask
+		s.nextHi = s.next
+		if psnDiff(s.next, s.maxNext) > 0 {
+			s.maxNext = s.next
+		}
+		s.openRead = nil
+	}
+}
+
+// resolveOpenRead handles the request after a READ of unknown PSN count
+// arriving with PSN q: the READ used q - its PSN PSNs. If one PMTU alone
+// gives that count it is learnt.
+func (s *reqStream) resolveOpenRead(q uint32, fl *flow) {
+	e := s.openRead
+	if e == nil {
+		return
+	}
+	n := uint32(psnDiff(q, e.psn))
+	match, count := 0, 0
+	for m := 256; m <= 4096; m <<= 1 {
+		if readPackets(e.length, m) == n {
+			match, count = m, count+1
+		}
+	}
+	if count == 1 {
+		fl.learnMTU(match, fromPackets)
+	}
+	s.resolve(e, n, fl)
+}
+
+// abandonOpenRead gives up on learning the PSN count of the open READ from
+// the next request (a gap followed it).
+func (s *reqStream) abandonOpenRead() { s.openRead = nil }
+
+// flow is one direction of a conversation.
+type flow struct {
+	key      FlowKey
+	id       int
+	peer     *flow
+	pairedBy pairing
+
+	transport    opcode.Transport
+	transportSet bool
+
+	firstFrame, lastFrame int
+	firstTS, lastTS       int64
+	packets, bytes, pay   uint64
+	ops                   [256]opStats
+
+	req     reqStream
+	msgs    [numKinds]msgStats
+	partial uint64 // messages (or READs) not seen whole
+
+	readReqs, readsDone                   uint64 // READ requests sent, READs completed by the peer's responses
+	readResps, readMatched, readUnmatched uint64 // READ responses carried
+	gaps, missing, dups, seqErrs          uint64 // on the READ responses carried
+
+	acks, rnrNAKs uint64
+	naks          [6]uint64 // codes 0-4, then reserved codes
+
+	cnps, ecnCE, icrcBad, vcrcBad uint64
+
+	pmtu     int
+	pmtuFrom mtuSource
+
+	udSrcQP               uint32
+	udSrcKnown, udManySrc bool
+
+	cm   *CMInfo
+	warn [numWarnings]uint64
+}
+
+func (fl *flow) mtu() int { return fl.pmtu }
+
+// learnMTU records a path MTU seen as the payload of a full First/Middle
+// packet (or given by CM) for fl and its peer. It reports whether fl now has
+// a PMTU. Packet sizes never override CM.
+func (fl *flow) learnMTU(n int, from mtuSource) bool {
+	if validPMTU(n) && from >= fl.pmtuFrom && (fl.pmtu != n || from > fl.pmtuFrom) {
+		fl.pmtu, fl.pmtuFrom = n, from
+		if fl.peer != nil {
+			fl.peer.pmtu, fl.peer.pmtuFrom = n, from
+		}
+	}
+	return fl.pmtu != 0
+}
+
+// count adds a packet to the flow's totals.
+func (fl *flow) count(op opcode.Opcode, p *packet.Packet, frameNo int, now int64) {
+	if fl.packets == 0 {
+		fl.firstFrame, fl.firstTS = frameNo, now
+	}
+	fl.lastFrame, fl.lastTS = frameNo, now
+	if !fl.transportSet && op.Transport() != opcode.CNPT {
+		fl.transport, fl.transportSet = op.Transport(), true
+	}
+	n := uint64(len(p.Payload))
+	b := uint64(12+op.HeaderLen()+len(p.Payload)+len(p.Pad)) + 4
+	fl.packets++
+	fl.bytes += b
+	fl.pay += n
+	o := &fl.ops[op]
+	o.packets++
+	o.bytes += b
+	o.payload += n
+}

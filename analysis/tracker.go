@@ -1,0 +1,575 @@
+// Package analysis follows InfiniBand / RoCE conversations across the frames
+// of a capture: it groups packets per queue-pair flow, pairs the two
+// directions of each connection, reassembles messages, matches READ requests
+// with their responses, checks PSN order with 24-bit arithmetic, counts NAKs,
+// CNPs, ECN marks and CRC failures, estimates ACK round-trip times, and
+// reports per-frame anomalies (Warning) and a per-connection Summary.
+//
+// The rules come from ib-facts.md §5 (IBA Vol. 1 ch. 9 as Linux rxe
+// implements it): PSN comparison §5.1, segmentation §5.2, PSN consumption
+// (a READ request reserves N = max(1, ceil(len/PMTU)) PSNs) §5.3, the
+// responder's PSN regions §5.4, AETH syndromes §5.6-5.9.
+//
+// A Tracker is fed one decoded frame at a time with Observe. In steady
+// state it allocates nothing: a flow's state is created once, when its first
+// packet (or a CM exchange naming it) is seen, and warnings are appended to
+// the caller's slice.
+//
+// How directions are paired: a flow is keyed by (encapsulation, source
+// address, destination address, destination QP). Responses (ACKs, NAKs,
+// READ responses, ATOMIC ACKs) travel to the requester's QP, so the flow
+// carrying a connection's responses has the reverse addresses. The two are
+// paired either by the CM exchange (REQ gives the active side's QPN and the
+// starting PSN of the passive side's requests, REP the passive side's QPN
+// and the starting PSN of the active side's requests, REQ the path MTU), or,
+// without CM, when a response's PSN falls inside the PSN range of requests
+// one reverse flow has sent.
+package analysis
+
+import (
+	"time"
+
+	"github.com/rocekit/rocekit/cm"
+	"github.com/rocekit/rocekit/opcode"
+	"github.com/rocekit/rocekit/packet"
+)
+
+// Options tune a Tracker.
+type Options struct {
+	// PMTU is the path MTU (256, 512, 1024, 2048 or 4096) to assume until
+	// a CM REQ or a full-size First/Middle packet says otherwise. 0 infers
+	// it from the traffic.
+	PMTU int
+	// SkipVCRC stops Observe from checking the VCRC of native IB frames
+	// (ObserveChecked never checks: the caller says).
+	SkipVCRC bool
+}
+
+// Check is the result of an integrity check the caller made.
+type Check uint8
+
+// Check results.
+const (
+	NotChecked Check = iota
+	CheckOK
+	CheckBad
+)
+
+// Tracker follows conversations. The zero value is not usable: call New.
+type Tracker struct {
+	opts      Options
+	flows     map[FlowKey]*flow
+	order     []*flow
+	byPair    map[pairKey][]*flow
+	cmPending map[cmKey]*cmREQ
+	cmDone    map[cmKey]*CMInfo
+	cmRejects uint64
+	cache     [2]*flow
+	frames    uint64
+	ib        uint64
+	undecoded uint64
+	warn      [numWarnings]uint64
+}
+
+// New returns a Tracker.
+func New(opts Options) *Tracker {
+	if !validPMTU(opts.PMTU) {
+		opts.PMTU = 0
+	}
+	return &Tracker{
+		opts:      opts,
+		flows:     make(map[FlowKey]*flow),
+		byPair:    make(map[pairKey][]*flow),
+		cmPending: make(map[cmKey]*cmREQ),
+		cmDone:    make(map[cmKey]*CMInfo),
+	}
+}
+
+// Observe records one frame and appends its anomalies to warnings, which it
+// returns (pass warnings[:0] of a reused slice: no allocation per frame).
+// frameNo is the frame's number in the capture, ts its time; icrcOK says
+// whether its ICRC matched (pass true when it was not checked). Unless
+// Options.SkipVCRC is set, Observe checks a native IB frame's VCRC itself.
+//
+// Frames that carry no IB transport packet, or whose transport packet did
+// not decode completely (f.Transport.ICRC nil), are counted and otherwise
+// ignored. A frame with a bad ICRC or VCRC is counted and warned about but
+// does not advance the protocol state: the receiver drops it.
+func (t *Tracker) Observe(frameNo int, ts time.Time, f *packet.Frame, icrcOK bool, warnings []Warning) []Warning {
+	ic := CheckOK
+	if !icrcOK {
+		ic = CheckBad
+	}
+	vc := NotChecked
+	if !t.opts.SkipVCRC && f.VCRC != nil && f.Transport.ICRC != nil {
+		if ok, _, _, err := f.CheckVCRC(); err == nil {
+			vc = CheckBad
+			if ok {
+				vc = CheckOK
+			}
+		}
+	}
+	return t.ObserveChecked(frameNo, ts, f, ic, vc, warnings)
+}
+
+// ObserveChecked is Observe with both integrity checks made by the caller.
+func (t *Tracker) ObserveChecked(frameNo int, ts time.Time, f *packet.Frame, icrc, vcrc Check, warnings []Warning) []Warning {
+	t.frames++
+	if !f.IsRoCE() {
+		return warnings
+	}
+	p := &f.Transport
+	if p.BTH == nil || p.ICRC == nil {
+		t.undecoded++
+		return warnings
+	}
+	t.ib++
+	now := ts.UnixNano()
+	src, dst := frameAddrs(f)
+	op := p.BTH.Opcode()
+	fl := t.lookup(FlowKey{Encap: f.Encap, Src: src, Dst: dst, DstQP: p.BTH.DestQP()})
+	fl.count(op, p, frameNo, now)
+
+	w := warnings
+	if icrc == CheckBad {
+		fl.icrcBad++
+		w = t.add(fl, w, wICRCBad)
+	}
+	if vcrc == CheckBad {
+		fl.vcrcBad++
+		w = t.add(fl, w, wVCRCBad)
+	}
+	if ecnCE(f) {
+		fl.ecnCE++
+		w = t.add(fl, w, wECNCE)
+	}
+	if icrc == CheckBad || vcrc == CheckBad {
+		return w
+	}
+	switch {
+	case op == opcode.CNP || op == opcode.IBCNP:
+		// A CNP travels to the QP whose traffic was marked: it names the
+		// reverse direction of the flow it travels in.
+		fl.cnps++
+		return t.add(fl, w, wCNP)
+	case op.Transport() == opcode.UD:
+		return t.ud(fl, f, frameNo, w)
+	case op.IsRequest():
+		return t.request(fl, op, p, now, w)
+	case op.IsResponse():
+		return t.response(fl, op, p, now, w)
+	}
+	return w
+}
+
+func (t *Tracker) add(fl *flow, w []Warning, k wk) []Warning {
+	t.warn[k]++
+	fl.warn[k]++
+	return append(w, Warnings[k])
+}
+
+// lookup returns the flow for k, creating it on first sight.
+func (t *Tracker) lookup(k FlowKey) *flow {
+	for _, c := range t.cache {
+		if c != nil && c.key == k {
+			return c
+		}
+	}
+	fl := t.flow(k)
+	t.cache[1] = t.cache[0]
+	t.cache[0] = fl
+	return fl
+}
+
+// flow returns the flow for k, creating it.
+func (t *Tracker) flow(k FlowKey) *flow {
+	if fl, ok := t.flows[k]; ok {
+		return fl
+	}
+	fl := &flow{key: k, id: len(t.order), pmtu: t.opts.PMTU}
+	if fl.pmtu != 0 {
+		fl.pmtuFrom = fromOption
+	}
+	fl.req.init()
+	t.flows[k] = fl
+	t.order = append(t.order, fl)
+	pk := pairKey{k.Encap, k.Src, k.Dst}
+	t.byPair[pk] = append(t.byPair[pk], fl)
+	return fl
+}
+
+// ecnCE reports ECN Congestion Experienced (ECN bits 11) in the IPv4 TOS,
+// the IPv6 traffic class or the GRH TClass.
+func ecnCE(f *packet.Frame) bool {
+	switch f.Encap {
+	case packet.RoCEv2IPv4:
+		return f.IPv4.ECN() == 3
+	case packet.RoCEv2IPv6:
+		return f.IPv6.TrafficClass()&3 == 3
+	case packet.RoCEv1, packet.IBGlobal:
+		return f.GRH.TClass()&3 == 3
+	}
+	return false
+}
+
+// ud handles UD packets: every SEND Only is a message; CM MADs to QP1 teach
+// QPNs, starting PSNs and the path MTU. UD PSNs are not checked: a UD QP
+// numbers all its packets in one sequence whatever their destination (the
+// native-IB capture's multicast QP 0x48 jumps 911097 -> 911131 towards one
+// group), and receivers ignore them (ib-facts.md §6).
+func (t *Tracker) ud(fl *flow, f *packet.Frame, frameNo int, w []Warning) []Warning {
+	p := &f.Transport
+	if p.DETH != nil {
+		q := p.DETH.SrcQP()
+		switch {
+		case !fl.udSrcKnown:
+			fl.udSrcQP, fl.udSrcKnown = q, true
+		case fl.udSrcQP != q:
+			fl.udManySrc = true
+		}
+	}
+	fl.msgs[kindSend].add(uint64(len(p.Payload)))
+	if p.BTH.DestQP() == cm.GSIQP {
+		t.cm(f, frameNo)
+	}
+	return w
+}
+
+// request handles a request packet of RC, UC, RD or XRC.
+func (t *Tracker) request(fl *flow, op opcode.Opcode, p *packet.Packet, now int64, w []Warning) []Warning {
+	s := &fl.req
+	q := p.BTH.PSN()
+	info := op.Info()
+	var rethLen uint32
+	if p.RETH != nil {
+		rethLen = p.RETH.DMALen()
+	}
+	lo, hi := consumed(op, rethLen, fl.mtu())
+	uc := op.Transport() == opcode.UC
+	checkPSN := op.Transport() != opcode.RD // RD PSNs count per EE context, not per QP
+
+	resend := false
+	if checkPSN && s.expect {
+		d := psnDiff(q, s.next)
+		switch {
+		case d < 0:
+			// Before the next PSN: the requester went back.
+			resend = true
+			s.pos = posUnknown
+			s.karn(q)
+		case psnDiff(q, s.nextHi) > 0:
+			s.gaps++
+			s.missing += uint64(psnDiff(q, s.nextHi))
+			s.pos = posUnknown
+			s.abandonOpenRead()
+			w = t.add(fl, w, wPSNGap)
+		default:
+			if d > 0 {
+				s.resolveOpenRead(q, fl)
+			}
+			resend = psnDiff(q, s.maxNext) < 0
+		}
+		if resend {
+			if uc || (s.ackedValid && psnDiff(q, s.acked) <= 0) {
+				s.dups++
+				w = t.add(fl, w, wDuplicatePSN)
+			} else {
+				s.retrans++
+				w = t.add(fl, w, wRetransmission)
+			}
+		}
+	} else if !s.expect {
+		s.first = q
+		s.pos = posUnknown
+	}
+	if !s.started {
+		s.started = true
+		if s.expect && checkPSN && psnDiff(q, s.first) < 0 {
+			s.first = q
+		}
+	}
+	s.expect = true
+	s.next = (q + lo) & psnMask
+	s.nextHi = (q + hi) & psnMask
+	if psnDiff(s.next, s.maxNext) > 0 || !s.maxSet {
+		s.maxNext, s.maxSet = s.next, true
+	}
+	s.lastTS = now
+
+	// Message position and reassembly.
+	pos := info.Position
+	kind := kindOf(op)
+	n := uint64(len(p.Payload))
+	if pos == opcode.First || pos == opcode.Middle {
+		fl.learnMTU(len(p.Payload), fromPackets)
+	}
+	open := s.pos == posInSend || s.pos == posInWrite
+	fam := posIdle
+	if kind == kindSend {
+		fam = posInSend
+	} else if kind == kindWrite {
+		fam = posInWrite
+	}
+	bad := false
+	switch pos {
+	case opcode.First, opcode.Only:
+		bad = open
+	case opcode.Middle, opcode.Last:
+		bad = s.pos == posIdle || (open && s.pos != fam)
+	}
+	if bad {
+		s.seqErrs++
+		w = t.add(fl, w, wUnexpectedOpcodeSequence)
+	}
+	switch pos {
+	case opcode.First:
+		s.pos, s.msgBytes, s.msgValid = fam, n, true
+	case opcode.Middle:
+		if s.pos != fam {
+			s.msgValid = false
+		}
+		s.pos = fam
+		s.msgBytes += n
+	case opcode.Last:
+		if s.pos != fam {
+			s.msgValid = false
+		}
+		s.msgBytes += n
+		if !resend {
+			if s.msgValid {
+				fl.msgs[kind].add(s.msgBytes)
+			} else {
+				fl.partial++
+			}
+		}
+		s.pos, s.msgValid = posIdle, false
+	case opcode.Only:
+		s.pos, s.msgValid = posIdle, false
+		switch {
+		case resend:
+		case kind == kindRead || kind == kindFlush || kind == kindAtomicWrite:
+			// Completed by the responses.
+		case kind == kindAtomic:
+			fl.msgs[kind].add(8)
+		default:
+			fl.msgs[kind].add(n)
+		}
+	}
+
+	switch kind {
+	case kindRead, kindFlush, kindAtomicWrite:
+		if kind == kindRead {
+			fl.readReqs++
+		}
+		e := s.addRead(q, rethLen, lo, hi, kind, resend)
+		if lo != hi {
+			s.openRead = e
+		} else {
+			s.openRead = nil
+		}
+	default:
+		s.openRead = nil
+	}
+	if p.BTH.AckReq() && !resend && !uc {
+		s.pushAck(q, now)
+	}
+	return w
+}
+
+// response handles a response packet (ACK, ATOMIC ACK, READ response) on
+// fl; it answers requests of fl's peer.
+func (t *Tracker) response(fl *flow, op opcode.Opcode, p *packet.Packet, now int64, w []Warning) []Warning {
+	q := p.BTH.PSN()
+	peer := fl.peer
+	if peer == nil {
+		peer = t.pairByPSN(fl, q)
+	}
+	var s *reqStream
+	if peer != nil && peer.req.started {
+		s = &peer.req
+	}
+	if p.AETH != nil {
+		syn := p.AETH.Syndrome()
+		switch syn.Kind() {
+		case 0: // ACK
+			if op.Operation() == opcode.Acknowledge {
+				fl.acks++
+			}
+			if s != nil {
+				s.ack(q, now)
+			}
+		case 1: // RNR NAK
+			fl.rnrNAKs++
+			w = t.add(fl, w, wRNRNAK)
+			if s != nil {
+				s.ack((q-1)&psnMask, now)
+			}
+		case 3: // NAK
+			c := int(syn.NAKCode())
+			if c < len(nakWarnings) {
+				fl.naks[c]++
+				w = t.add(fl, w, nakWarnings[c])
+			} else {
+				fl.naks[len(nakWarnings)]++
+			}
+			if s != nil {
+				s.ack((q-1)&psnMask, now)
+			}
+		}
+	}
+	switch op.Operation() {
+	case opcode.RDMAReadResponseFirst, opcode.RDMAReadResponseMiddle, opcode.RDMAReadResponseLast, opcode.RDMAReadResponseOnly:
+		w = t.readResponse(fl, peer, s, op, q, p, now, w)
+	}
+	return w
+}
+
+// readResponse matches a READ response with its outstanding READ request.
+func (t *Tracker) readResponse(fl, peer *flow, s *reqStream, op opcode.Opcode, q uint32, p *packet.Packet, now int64, w []Warning) []Warning {
+	fl.readResps++
+	if s == nil {
+		fl.readUnmatched++
+		return w
+	}
+	e := s.findRead(q)
+	if e == nil {
+		fl.readUnmatched++
+		if psnDiff(q, s.first) >= 0 {
+			w = t.add(fl, w, wReadResponseUnmatched)
+		}
+		return w
+	}
+	fl.readMatched++
+	pos := op.Position()
+	n := len(p.Payload)
+	off := psnDiff(q, e.psn)
+	if e.n == 0 {
+		switch pos {
+		case opcode.First:
+			if fl.learnMTU(n, fromPackets) {
+				s.resolve(e, readPackets(e.length, n), fl)
+			}
+		case opcode.Only:
+			s.resolve(e, 1, fl)
+		case opcode.Last:
+			s.resolve(e, uint32(off)+1, fl)
+		}
+	} else if pos == opcode.First || pos == opcode.Middle {
+		fl.learnMTU(n, fromPackets)
+	}
+
+	d := psnDiff(q, e.nextResp)
+	switch {
+	case d > 0:
+		fl.gaps++
+		fl.missing += uint64(d)
+		w = t.add(fl, w, wPSNGap)
+	case d < 0:
+		if !e.retried {
+			fl.dups++
+			w = t.add(fl, w, wDuplicatePSN)
+		}
+	}
+	first := off == 0
+	last := e.n > 0 && uint32(off) == e.n-1
+	var ok bool
+	switch {
+	case e.n == 0 && first:
+		ok = pos == opcode.First || pos == opcode.Only
+	case e.n == 0:
+		ok = pos == opcode.Middle || pos == opcode.Last
+	case first && last:
+		ok = pos == opcode.Only
+	case first:
+		ok = pos == opcode.First
+	case last:
+		ok = pos == opcode.Last
+	default:
+		ok = pos == opcode.Middle
+	}
+	if !ok {
+		fl.seqErrs++
+		w = t.add(fl, w, wUnexpectedOpcodeSequence)
+	}
+	if d >= 0 {
+		e.got += uint64(n)
+		if d > 0 {
+			e.holes = true
+		}
+	}
+	e.nextResp = (q + 1) & psnMask
+	s.ack(q, now)
+	if pos == opcode.Last || pos == opcode.Only {
+		if peer != nil {
+			if e.holes {
+				peer.partial++
+			} else {
+				peer.msgs[e.kind].add(e.got)
+				if e.kind == kindRead {
+					peer.readsDone++
+				}
+			}
+		}
+		s.removeRead(e)
+	}
+	return w
+}
+
+// pairByPSN looks, among the unpaired reverse flows that have sent
+// requests, for the one whose request PSN range holds q, and pairs it with
+// fl (the most recently active one if several do).
+func (t *Tracker) pairByPSN(fl *flow, q uint32) *flow {
+	var best *flow
+	for _, c := range t.byPair[pairKey{fl.key.Encap, fl.key.Dst, fl.key.Src}] {
+		if c == fl || c.peer != nil || !c.req.started || !c.req.contains(q) {
+			continue
+		}
+		if best == nil || c.req.lastTS > best.req.lastTS {
+			best = c
+		}
+	}
+	if best != nil {
+		t.pair(fl, best, pairedPSN)
+	}
+	return best
+}
+
+func (t *Tracker) pair(a, b *flow, how pairing) {
+	for _, x := range []*flow{a, b} {
+		if x.peer != nil && x.peer != a && x.peer != b {
+			x.peer.peer, x.peer.pairedBy = nil, 0
+		}
+	}
+	a.peer, b.peer = b, a
+	a.pairedBy, b.pairedBy = how, how
+	switch {
+	case a.pmtuFrom > b.pmtuFrom:
+		b.pmtu, b.pmtuFrom = a.pmtu, a.pmtuFrom
+	case b.pmtuFrom > a.pmtuFrom:
+		a.pmtu, a.pmtuFrom = b.pmtu, b.pmtuFrom
+	}
+}
+
+func validPMTU(n int) bool { return n == 256 || n == 512 || n == 1024 || n == 2048 || n == 4096 }
+
+// readPackets is N = max(1, ceil(length/pmtu)).
+func readPackets(length uint32, pmtu int) uint32 {
+	if length == 0 || pmtu <= 0 {
+		return 1
+	}
+	return uint32((uint64(length) + uint64(pmtu) - 1) / uint64(pmtu))
+}
+
+// consumed returns how many PSNs a request uses: exactly one, except a READ
+// request, which reserves N = max(1, ceil(len/PMTU)); when the PMTU is not
+// known yet N lies between the counts for PMTU 4096 and 256.
+func consumed(op opcode.Opcode, rethLen uint32, pmtu int) (lo, hi uint32) {
+	if op.Operation() != opcode.RDMAReadRequest {
+		return 1, 1
+	}
+	if pmtu != 0 {
+		n := readPackets(rethLen, pmtu)
+		return n, n
+	}
+	return readPackets(rethLen, 4096), readPackets(rethLen, 256)
+}
