@@ -169,7 +169,10 @@ type reqStream struct {
 
 	pos      posState
 	msgBytes uint64
-	msgValid bool
+	msgValid bool // the open message's First was seen
+
+	recTo, readRecTo   uint32 // PSN of the latest message (READ) recorded
+	recSet, readRecSet bool
 
 	gaps, missing, dups, retrans, seqErrs uint64
 
@@ -183,6 +186,15 @@ type reqStream struct {
 }
 
 func (s *reqStream) init() { s.pos = posUnknown }
+
+// abandon drops the message being reassembled (after a gap, a go-back or a
+// sequence error); it counts as partial if its First was seen.
+func (s *reqStream) abandon(fl *flow) {
+	if s.msgValid && (s.pos == posInSend || s.pos == posInWrite) {
+		fl.partial++
+	}
+	s.pos, s.msgValid = posUnknown, false
+}
 
 // setExpect sets the PSN the first request should carry (from CM).
 func (s *reqStream) setExpect(psn uint32) {

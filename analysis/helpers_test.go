@@ -75,8 +75,16 @@ func runCapture(t testing.TB, name string, opts analysis.Options) (*analysis.Tra
 // conv builds synthetic frames between two endpoints A (192.168.1.1, QP
 // qa) and B (192.168.1.2, QP qb) and feeds them to a Tracker, one frame per
 // call, recording the warnings of each.
+// tb is what conv needs of a *testing.T or *rapid.T.
+type tb interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	FailNow()
+}
+
 type conv struct {
-	t      testing.TB
+	t      tb
 	tr     *analysis.Tracker
 	encap  packet.Encap
 	qa, qb uint32
@@ -89,7 +97,7 @@ type conv struct {
 	edit func(*packet.FrameFields)
 }
 
-func newConv(t testing.TB, opts analysis.Options) *conv {
+func newConv(t tb, opts analysis.Options) *conv {
 	return &conv{t: t, tr: analysis.New(opts), encap: packet.RoCEv2IPv4, qa: 0x11, qb: 0x22,
 		ts: time.Unix(1700000000, 0), buf: make([]byte, 9000), warns: map[int][]analysis.Warning{}}
 }
@@ -103,6 +111,8 @@ type pkt struct {
 	reth    uint32 // RETH DMA length
 	syn     uint8  // AETH syndrome
 	fromB   bool   // B -> A (to QP qa); else A -> B (to QP qb)
+	mad     []byte // a CM MAD: UD SEND Only to QP1 with the GSI Q_Key
+	srcQP   uint32 // DETH SrcQP (default 7)
 }
 
 // send builds p as a frame, observes it and returns its warnings.
@@ -127,6 +137,16 @@ func (c *conv) send(p pkt) []analysis.Warning {
 	ff.Transport.DETH.QKey = 0x1234
 	ff.Transport.DETH.SrcQP = 7
 	ff.Transport.Payload = payloadBytes[:p.payload]
+	if p.srcQP != 0 {
+		ff.Transport.DETH.SrcQP = p.srcQP
+	}
+	if p.mad != nil {
+		ff.Transport.BTH.Opcode = opcode.UDSendOnly
+		ff.Transport.BTH.DestQP = 1
+		ff.Transport.DETH.QKey = 0x80010000
+		ff.Transport.DETH.SrcQP = 1
+		ff.Transport.Payload = p.mad
+	}
 	ff.Transport.SetPad()
 	if c.edit != nil {
 		c.edit(&ff)

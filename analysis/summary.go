@@ -55,7 +55,7 @@ type Direction struct {
 	PayloadBytes          uint64
 	Opcodes               []OpcodeStats
 	Messages              []MessageStats
-	PartialMessages       uint64 // messages (READs) not seen whole
+	PartialMessages       uint64 // message fragments (and READs) that could not be reassembled whole
 
 	// The requests this direction carried. NextPSN is the next PSN expected
 	// (the lowest possible while a READ's PSN count is not known yet).

@@ -255,12 +255,12 @@ func (t *Tracker) request(fl *flow, op opcode.Opcode, p *packet.Packet, now int6
 		case d < 0:
 			// Before the next PSN: the requester went back.
 			resend = true
-			s.pos = posUnknown
+			s.abandon(fl)
 			s.karn(q)
 		case psnDiff(q, s.nextHi) > 0:
 			s.gaps++
 			s.missing += uint64(psnDiff(q, s.nextHi))
-			s.pos = posUnknown
+			s.abandon(fl)
 			s.abandonOpenRead()
 			w = t.add(fl, w, wPSNGap)
 		default:
@@ -320,45 +320,47 @@ func (t *Tracker) request(fl *flow, op opcode.Opcode, p *packet.Packet, now int6
 	if bad {
 		s.seqErrs++
 		w = t.add(fl, w, wUnexpectedOpcodeSequence)
+		if pos == opcode.First || pos == opcode.Only || s.pos != fam {
+			s.abandon(fl)
+		}
 	}
+	// A message is recorded once, when its Last/Only packet is seen for the
+	// first time (a go-back may resend it).
+	fresh := !s.recSet || psnDiff(q, s.recTo) > 0
 	switch pos {
 	case opcode.First:
 		s.pos, s.msgBytes, s.msgValid = fam, n, true
 	case opcode.Middle:
-		if s.pos != fam {
-			s.msgValid = false
-		}
 		s.pos = fam
 		s.msgBytes += n
 	case opcode.Last:
-		if s.pos != fam {
-			s.msgValid = false
-		}
 		s.msgBytes += n
-		if !resend {
-			if s.msgValid {
-				fl.msgs[kind].add(s.msgBytes)
-			} else {
-				fl.partial++
-			}
+		switch {
+		case !s.msgValid:
+			fl.partial++
+		case fresh:
+			fl.msgs[kind].add(s.msgBytes)
+			s.recTo, s.recSet = q, true
 		}
 		s.pos, s.msgValid = posIdle, false
 	case opcode.Only:
 		s.pos, s.msgValid = posIdle, false
 		switch {
-		case resend:
+		case !fresh:
 		case kind == kindRead || kind == kindFlush || kind == kindAtomicWrite:
 			// Completed by the responses.
 		case kind == kindAtomic:
 			fl.msgs[kind].add(8)
+			s.recTo, s.recSet = q, true
 		default:
 			fl.msgs[kind].add(n)
+			s.recTo, s.recSet = q, true
 		}
 	}
 
 	switch kind {
 	case kindRead, kindFlush, kindAtomicWrite:
-		if kind == kindRead {
+		if kind == kindRead && !resend {
 			fl.readReqs++
 		}
 		e := s.addRead(q, rethLen, lo, hi, kind, resend)
@@ -501,10 +503,12 @@ func (t *Tracker) readResponse(fl, peer *flow, s *reqStream, op opcode.Opcode, q
 	s.ack(q, now)
 	if pos == opcode.Last || pos == opcode.Only {
 		if peer != nil {
-			if e.holes {
+			switch {
+			case e.holes:
 				peer.partial++
-			} else {
+			case !s.readRecSet || psnDiff(e.psn, s.readRecTo) > 0:
 				peer.msgs[e.kind].add(e.got)
+				s.readRecTo, s.readRecSet = e.psn, true
 				if e.kind == kindRead {
 					peer.readsDone++
 				}
