@@ -24,7 +24,7 @@ type lines struct {
 }
 
 func newLines(r io.Reader, file, cmt, format string, geom bool, width int, order Order) *lines {
-	return &lines{br: bufio.NewReaderSize(r, 64<<10), file: file, cmt: cmt, format: format, geom: geom, width: width, order: order}
+	return &lines{br: bufio.NewReaderSize(r, 16<<10), file: file, cmt: cmt, format: format, geom: geom, width: width, order: order}
 }
 
 func (l *lines) errorf(line int, format string, args ...any) error {
