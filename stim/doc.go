@@ -6,8 +6,12 @@
 // frames, and allocates nothing per frame once its scratch buffer has grown
 // to the longest frame; Close writes the end marker and trailer and flushes
 // (it does not close the io.Writer; Create's writers do close their files).
-// Every reader returns the frames in order and fails with a *SyntaxError
-// naming the file, the line and what is wrong; readers never panic.
+// Every reader returns the frames in order; on malformed input it fails with
+// a *SyntaxError naming the file, the line and what is wrong (bad hex, a
+// wrong digit count, tkeep 0 or with holes, a partial beat without tlast,
+// input ending inside a frame, a header contradicting the width or order
+// asked for, ...), together with the frames read before it. Readers never
+// panic.
 //
 // # Common rules
 //
@@ -74,6 +78,8 @@
 //	reg [63:0]  idx [0:MAXFRAMES];   $readmemh("s.idx.mem", idx);
 //	// frame i: bytes from mem[idx[i][63:32]], idx[i][31:0] of them; stop at length 0
 //
+// ReadMemh also accepts a table without the end entry, and gaps between
+// frames in PREFIX.mem, but not entries out of word order or overlapping.
 // The same two frames at W=64, le (be words as in the axis example):
 //
 //	s.mem:              s.idx.mem:
