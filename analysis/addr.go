@@ -114,3 +114,22 @@ func frameAddrs(f *packet.Frame) (src, dst Addr) {
 	}
 	return src, dst
 }
+
+// keyMatches reports whether frame f, to QP qp, belongs to the flow k
+// (frameAddrs without building the addresses).
+func keyMatches(k *FlowKey, f *packet.Frame, qp uint32) bool {
+	if k.DstQP != qp || k.Encap != f.Encap {
+		return false
+	}
+	switch f.Encap {
+	case packet.RoCEv2IPv4:
+		return string(k.Src.b[:4]) == string(f.IPv4[12:16]) && string(k.Dst.b[:4]) == string(f.IPv4[16:20])
+	case packet.RoCEv2IPv6:
+		return string(k.Src.b[:]) == string(f.IPv6[8:24]) && string(k.Dst.b[:]) == string(f.IPv6[24:40])
+	case packet.RoCEv1, packet.IBGlobal:
+		return string(k.Src.b[:]) == string(f.GRH.SGID()) && string(k.Dst.b[:]) == string(f.GRH.DGID())
+	case packet.IBLocal:
+		return k.Src.LID() == f.LRH.SLID() && k.Dst.LID() == f.LRH.DLID()
+	}
+	return false
+}

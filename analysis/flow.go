@@ -135,7 +135,6 @@ type readEntry struct {
 	length   uint32
 	nextResp uint32
 	got      uint64
-	seq      uint64
 }
 
 func (e *readEntry) span() uint32 {
@@ -176,9 +175,9 @@ type reqStream struct {
 
 	gaps, missing, dups, retrans, seqErrs uint64
 
-	reads    [maxReads]readEntry
-	readSeq  uint64
-	openRead *readEntry // the latest READ, while its PSN count is unknown
+	reads       [maxReads]readEntry // ring, oldest at rHead, in request order
+	rHead, rLen int
+	openRead    *readEntry // the latest READ, while its PSN count is unknown
 
 	ackq        [ackQLen]ackEntry
 	aHead, aLen int
@@ -248,57 +247,73 @@ func (s *reqStream) karn(q uint32) {
 		}
 		s.aLen--
 	}
-	for i := range s.reads {
-		if e := &s.reads[i]; e.used && psnDiff(e.psn, q) >= 0 {
+	for i := 0; i < s.rLen; i++ {
+		if e := s.read(i); e.used && psnDiff(e.psn, q) >= 0 {
 			e.used = false
 		}
 	}
+	s.trimReads()
 	s.openRead = nil
 }
 
-// addRead records an outstanding READ (FLUSH, ATOMIC WRITE) request.
+// read returns the i-th outstanding READ, oldest first.
+func (s *reqStream) read(i int) *readEntry { return &s.reads[(s.rHead+i)%maxReads] }
+
+// trimReads drops finished entries from both ends of the ring.
+func (s *reqStream) trimReads() {
+	for s.rLen > 0 && !s.reads[s.rHead].used {
+		s.rHead = (s.rHead + 1) % maxReads
+		s.rLen--
+	}
+	for s.rLen > 0 && !s.read(s.rLen-1).used {
+		s.rLen--
+	}
+}
+
+// addRead records an outstanding READ (FLUSH, ATOMIC WRITE) request; a
+// request repeating an outstanding one's PSN replaces it. Beyond maxReads
+// the oldest is forgotten.
 func (s *reqStream) addRead(q, length, lo, hi uint32, k kind, retried bool) *readEntry {
 	var e *readEntry
-	for i := range s.reads {
-		if x := &s.reads[i]; x.used && x.psn == q {
-			e, retried = x, true
-			break
-		}
-	}
-	if e == nil {
-		for i := range s.reads {
-			x := &s.reads[i]
-			if !x.used {
+	if retried {
+		for i := 0; i < s.rLen; i++ {
+			if x := s.read(i); x.used && x.psn == q {
 				e = x
 				break
 			}
-			if e == nil || x.seq < e.seq {
-				e = x
-			}
 		}
+	}
+	if e == nil {
+		if s.rLen == maxReads {
+			if s.openRead == &s.reads[s.rHead] {
+				s.openRead = nil
+			}
+			s.rHead = (s.rHead + 1) % maxReads
+			s.rLen--
+		}
+		e = s.read(s.rLen)
+		s.rLen++
 	}
 	n := uint32(0)
 	if lo == hi {
 		n = lo
 	}
-	s.readSeq++
-	*e = readEntry{used: true, retried: retried, kind: k, psn: q, n: n, nMax: hi, length: length, nextResp: q, seq: s.readSeq}
+	*e = readEntry{used: true, retried: retried, kind: k, psn: q, n: n, nMax: hi, length: length, nextResp: q}
 	return e
 }
 
 // findRead returns the newest outstanding READ whose PSN range holds q.
 func (s *reqStream) findRead(q uint32) *readEntry {
-	var best *readEntry
-	for i := range s.reads {
-		e := &s.reads[i]
+	for i := s.rLen - 1; i >= 0; i-- {
+		e := s.read(i)
 		if !e.used {
 			continue
 		}
-		if off := psnDiff(q, e.psn); off >= 0 && uint32(off) < e.span() && (best == nil || e.seq > best.seq) {
-			best = e
+		if off := psnDiff(q, e.psn); off >= 0 && uint32(off) < e.span() {
+			return e
 		}
 	}
-	return best
+	return nil
 }
 
 func (s *reqStream) removeRead(e *readEntry) {
@@ -306,6 +321,7 @@ func (s *reqStream) removeRead(e *readEntry) {
 	if s.openRead == e {
 		s.openRead = nil
 	}
+	s.trimReads()
 }
 
 // resolve fixes the PSN count of a READ once it is known; if it is the

@@ -118,6 +118,21 @@ type pkt struct {
 // send builds p as a frame, observes it and returns its warnings.
 func (c *conv) send(p pkt) []analysis.Warning {
 	c.t.Helper()
+	require.NoError(c.t, decode(&c.f, c.encap, c.encode(p)))
+	ok, _, _, err := c.f.CheckICRC()
+	require.NoError(c.t, err)
+	c.frame++
+	c.ts = c.ts.Add(10 * time.Microsecond)
+	w := c.tr.Observe(c.frame, c.ts, &c.f, ok, nil)
+	if len(w) > 0 {
+		c.warns[c.frame] = w
+	}
+	return w
+}
+
+// encode builds p as a frame in c.buf and returns it.
+func (c *conv) encode(p pkt) []byte {
+	c.t.Helper()
 	ff := packet.DefaultFrame(c.encap)
 	ff.Transport.BTH.Opcode = p.op
 	ff.Transport.BTH.PSN = p.psn & 0xFFFFFF
@@ -153,16 +168,7 @@ func (c *conv) send(p pkt) []analysis.Warning {
 	}
 	n, err := ff.Encode(c.buf)
 	require.NoError(c.t, err)
-	require.NoError(c.t, decode(&c.f, c.encap, c.buf[:n]))
-	ok, _, _, err := c.f.CheckICRC()
-	require.NoError(c.t, err)
-	c.frame++
-	c.ts = c.ts.Add(10 * time.Microsecond)
-	w := c.tr.Observe(c.frame, c.ts, &c.f, ok, nil)
-	if len(w) > 0 {
-		c.warns[c.frame] = w
-	}
-	return w
+	return c.buf[:n]
 }
 
 var payloadBytes = make([]byte, 65536)

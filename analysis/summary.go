@@ -78,8 +78,12 @@ type Direction struct {
 	RNRNAKs                uint64
 	NAKs                   NAKCounts
 
-	CNPs, ECNCE, ICRCBad, VCRCBad uint64
-	Warnings                      []WarningCount // the kinds given, in Warnings order
+	// CNPs are the congestion notifications for this direction's traffic:
+	// the CNPs the reverse direction carried (a CNP goes to the QP whose
+	// packets were marked). CNPsSent are the CNPs this direction carried.
+	CNPs, CNPsSent          uint64
+	ECNCE, ICRCBad, VCRCBad uint64
+	Warnings                []WarningCount // the kinds given, in Warnings order
 }
 
 // OpcodeStats counts one opcode.
@@ -171,8 +175,8 @@ func (fl *flow) direction() *Direction {
 		ReadRequests:   fl.readReqs, ReadsCompleted: fl.readsDone,
 		ReadResponses: fl.readResps, ReadResponsesMatched: fl.readMatched, ReadResponsesUnmatched: fl.readUnmatched,
 		ACKs: fl.acks, RNRNAKs: fl.rnrNAKs,
-		NAKs: NAKCounts{fl.naks[0], fl.naks[1], fl.naks[2], fl.naks[3], fl.naks[4], fl.naks[5]},
-		CNPs: fl.cnps, ECNCE: fl.ecnCE, ICRCBad: fl.icrcBad, VCRCBad: fl.vcrcBad,
+		NAKs:     NAKCounts{fl.naks[0], fl.naks[1], fl.naks[2], fl.naks[3], fl.naks[4], fl.naks[5]},
+		CNPsSent: fl.cnps, ECNCE: fl.ecnCE, ICRCBad: fl.icrcBad, VCRCBad: fl.vcrcBad,
 	}
 	if !fl.transportSet {
 		d.Transport = "-"
@@ -186,6 +190,7 @@ func (fl *flow) direction() *Direction {
 	switch {
 	case fl.peer != nil:
 		d.SrcQP, d.SrcQPKnown = fl.peer.key.DstQP, true
+		d.CNPs = fl.peer.cnps
 	case fl.udSrcKnown && !fl.udManySrc:
 		d.SrcQP, d.SrcQPKnown = fl.udSrcQP, true
 	}
@@ -372,8 +377,8 @@ func (d *Direction) writeText(w io.Writer) {
 		fmt.Fprintf(w, "    NAKs: PSN sequence error %d, invalid request %d, remote access error %d, remote operational error %d, invalid RD request %d, reserved %d\n",
 			n.PSNSequenceError, n.InvalidRequest, n.RemoteAccessError, n.RemoteOperationalError, n.InvalidRDRequest, n.Reserved)
 	}
-	if d.CNPs+d.ECNCE+d.ICRCBad+d.VCRCBad > 0 {
-		fmt.Fprintf(w, "    CNP %d, ECN-CE %d, ICRC bad %d, VCRC bad %d\n", d.CNPs, d.ECNCE, d.ICRCBad, d.VCRCBad)
+	if d.CNPs+d.CNPsSent+d.ECNCE+d.ICRCBad+d.VCRCBad > 0 {
+		fmt.Fprintf(w, "    CNPs for this traffic %d, CNPs sent %d, ECN-CE %d, ICRC bad %d, VCRC bad %d\n", d.CNPs, d.CNPsSent, d.ECNCE, d.ICRCBad, d.VCRCBad)
 	}
 	fmt.Fprintf(w, "    warnings: %s\n", warningList(d.Warnings))
 }
@@ -575,6 +580,7 @@ func (d *Direction) appendJSON(b []byte) []byte {
 	b = kv(b, "reserved", n.Reserved)
 	b = append(b, '}')
 	b = kv(b, "cnps", d.CNPs)
+	b = kv(b, "cnps_sent", d.CNPsSent)
 	b = kv(b, "ecn_ce", d.ECNCE)
 	b = kv(b, "icrc_bad", d.ICRCBad)
 	b = kv(b, "vcrc_bad", d.VCRCBad)

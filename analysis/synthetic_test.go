@@ -147,9 +147,12 @@ func TestWarnCNP(t *testing.T) {
 		{pkt{op: opcode.RCSendOnly, psn: 1, payload: 8}, nil},
 		// B's notification point tells A's QP to slow down: to QP qa.
 		{pkt{op: opcode.CNP, fromB: true}, W{analysis.CNP}},
-		{pkt{op: opcode.RCSendOnly, psn: 2, payload: 8}, nil},
+		{pkt{op: opcode.RCSendOnly, psn: 2, payload: 8, ackReq: true}, nil},
+		{pkt{op: opcode.RCAcknowledge, psn: 2, syn: ackUnlimited, fromB: true}, nil}, // pairs the directions
 	})
-	assert.Equal(t, uint64(1), direction(t, c, true).CNPs)
+	assert.Equal(t, uint64(1), direction(t, c, false).CNPs, "the CNP names A's traffic")
+	assert.Equal(t, uint64(1), direction(t, c, true).CNPsSent)
+	assert.Equal(t, uint64(0), direction(t, c, true).CNPs)
 	assert.Equal(t, uint64(1), c.tr.Summary().Total(analysis.CNP))
 }
 

@@ -125,9 +125,8 @@ func (t *Tracker) ObserveChecked(frameNo int, ts time.Time, f *packet.Frame, icr
 	}
 	t.ib++
 	now := ts.UnixNano()
-	src, dst := frameAddrs(f)
 	op := p.BTH.Opcode()
-	fl := t.lookup(FlowKey{Encap: f.Encap, Src: src, Dst: dst, DstQP: p.BTH.DestQP()})
+	fl := t.lookup(f, p.BTH.DestQP())
 	fl.count(op, p, frameNo, now)
 
 	w := warnings
@@ -168,14 +167,17 @@ func (t *Tracker) add(fl *flow, w []Warning, k wk) []Warning {
 	return append(w, Warnings[k])
 }
 
-// lookup returns the flow for k, creating it on first sight.
-func (t *Tracker) lookup(k FlowKey) *flow {
+// lookup returns the flow of frame f (to QP qp), creating it on first
+// sight. The two most recent flows are checked first, against the frame's
+// bytes.
+func (t *Tracker) lookup(f *packet.Frame, qp uint32) *flow {
 	for _, c := range t.cache {
-		if c != nil && c.key == k {
+		if c != nil && keyMatches(&c.key, f, qp) {
 			return c
 		}
 	}
-	fl := t.flow(k)
+	src, dst := frameAddrs(f)
+	fl := t.flow(FlowKey{Encap: f.Encap, Src: src, Dst: dst, DstQP: qp})
 	t.cache[1] = t.cache[0]
 	t.cache[0] = fl
 	return fl
