@@ -23,15 +23,14 @@ const (
 	pairedCM
 )
 
-// mtuSource ranks where a flow's PMTU came from; a later source never
-// yields to an earlier one.
+// mtuSource says where a flow's PMTU came from (see learnMTU).
 type mtuSource uint8
 
 const (
 	fromNone mtuSource = iota
 	fromOption
-	fromPackets
 	fromCM
+	fromPackets
 )
 
 // Message kinds.
@@ -326,7 +325,7 @@ func (s *reqStream) removeRead(e *readEntry) {
 
 // resolve fixes the PSN count of a READ once it is known; if it is the
 // latest request, the next expected PSN becomes exact.
-func (s *reqStream) resolve(e *readEntry, n uint32, fl *flow) {
+func (s *reqStream) resolve(e *readEntry, n uint32) {
 	if n == 0 {
 		n = 1
 	}
@@ -359,7 +358,7 @@ func (s *reqStream) resolveOpenRead(q uint32, fl *flow) {
 	if count == 1 {
 		fl.learnMTU(match, fromPackets)
 	}
-	s.resolve(e, n, fl)
+	s.resolve(e, n)
 }
 
 // abandonOpenRead gives up on learning the PSN count of the open READ from
@@ -369,7 +368,6 @@ func (s *reqStream) abandonOpenRead() { s.openRead = nil }
 // flow is one direction of a conversation.
 type flow struct {
 	key      FlowKey
-	id       int
 	peer     *flow
 	pairedBy pairing
 
@@ -406,11 +404,12 @@ type flow struct {
 
 func (fl *flow) mtu() int { return fl.pmtu }
 
-// learnMTU records a path MTU seen as the payload of a full First/Middle
-// packet (or given by CM) for fl and its peer. It reports whether fl now has
-// a PMTU. Packet sizes never override CM.
+// learnMTU records a path MTU for fl and its peer: from a full First or
+// Middle packet's payload (which is exactly the PMTU, so it overrides
+// anything else), from a CM REQ (which overrides the option), or from the
+// option. It reports whether fl now has a PMTU.
 func (fl *flow) learnMTU(n int, from mtuSource) bool {
-	if validPMTU(n) && from >= fl.pmtuFrom && (fl.pmtu != n || from > fl.pmtuFrom) {
+	if validPMTU(n) && n != fl.pmtu && (from == fromPackets || from >= fl.pmtuFrom) {
 		fl.pmtu, fl.pmtuFrom = n, from
 		if fl.peer != nil {
 			fl.peer.pmtu, fl.peer.pmtuFrom = n, from

@@ -152,7 +152,7 @@ func (t *Tracker) Summary() *Summary {
 			}
 		}
 		c := &Connection{ID: len(s.Connections) + 1, Encap: a.key.Encap, PMTU: a.pmtu, CM: a.cm, A: a.direction()}
-		c.PMTUFrom = [...]string{"", "option", "packets", "cm"}[a.pmtuFrom]
+		c.PMTUFrom = [...]string{"", "option", "cm", "packets"}[a.pmtuFrom]
 		if b != nil {
 			c.B = b.direction()
 			c.PairedBy = [...]string{"", "psn", "cm"}[a.pairedBy]

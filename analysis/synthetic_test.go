@@ -402,3 +402,41 @@ func TestCMPairsAndSetsPSNs(t *testing.T) {
 	cmExchange(t, c, c.qa, c.qb, 5000, 9000, 3)
 	expectStream(t, c, []step{{pkt{op: opcode.RCSendOnly, psn: 5002, payload: 4}, W{analysis.PSNGap}}})
 }
+
+// TestPMTUSources: full First/Middle packets are the path MTU whatever CM or
+// the option said; CM overrides the option.
+func TestPMTUSources(t *testing.T) {
+	c := newConv(t, analysis.Options{PMTU: 4096})
+	cmExchange(t, c, c.qa, c.qb, 10, 20, 5) // CM says 4096
+	expectStream(t, c, []step{
+		{pkt{op: opcode.RCSendFirst, psn: 10, payload: 1024}, nil},
+		{pkt{op: opcode.RCSendLast, psn: 11, payload: 10}, nil},
+		{pkt{op: opcode.RCRDMAReadRequest, psn: 12, reth: 3000}, nil}, // 3 PSNs at 1024
+		{pkt{op: opcode.RCSendOnly, psn: 15, payload: 1}, nil},
+	})
+	var conn *analysis.Connection
+	for _, x := range c.tr.Summary().Connections {
+		if x.CM != nil {
+			conn = x
+		}
+	}
+	require.NotNil(t, conn)
+	assert.Equal(t, 1024, conn.PMTU)
+	assert.Equal(t, "packets", conn.PMTUFrom)
+	assert.Equal(t, 4096, conn.CM.PMTU)
+
+	c = newConv(t, analysis.Options{PMTU: 256})
+	cmExchange(t, c, c.qa, c.qb, 10, 20, 3)
+	for _, x := range c.tr.Summary().Connections {
+		if x.CM != nil {
+			assert.Equal(t, 1024, x.PMTU)
+			assert.Equal(t, "cm", x.PMTUFrom)
+		}
+	}
+	c = newConv(t, analysis.Options{PMTU: 512})
+	expectStream(t, c, []step{
+		{pkt{op: opcode.RCRDMAReadRequest, psn: 1, reth: 1024}, nil}, // 2 PSNs at 512
+		{pkt{op: opcode.RCSendOnly, psn: 3, payload: 1}, nil},
+	})
+	assert.Equal(t, "option", c.tr.Summary().Connections[0].PMTUFrom)
+}

@@ -29,6 +29,7 @@ package analysis
 import (
 	"time"
 
+	"github.com/rocekit/rocekit/aeth"
 	"github.com/rocekit/rocekit/cm"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
@@ -188,7 +189,7 @@ func (t *Tracker) flow(k FlowKey) *flow {
 	if fl, ok := t.flows[k]; ok {
 		return fl
 	}
-	fl := &flow{key: k, id: len(t.order), pmtu: t.opts.PMTU}
+	fl := &flow{key: k, pmtu: t.opts.PMTU}
 	if fl.pmtu != 0 {
 		fl.pmtuFrom = fromOption
 	}
@@ -395,20 +396,20 @@ func (t *Tracker) response(fl *flow, op opcode.Opcode, p *packet.Packet, now int
 	if p.AETH != nil {
 		syn := p.AETH.Syndrome()
 		switch syn.Kind() {
-		case 0: // ACK
+		case aeth.ACK:
 			if op.Operation() == opcode.Acknowledge {
 				fl.acks++
 			}
 			if s != nil {
 				s.ack(q, now)
 			}
-		case 1: // RNR NAK
+		case aeth.RNRNAK:
 			fl.rnrNAKs++
 			w = t.add(fl, w, wRNRNAK)
 			if s != nil {
 				s.ack((q-1)&psnMask, now)
 			}
-		case 3: // NAK
+		case aeth.NAK:
 			c := int(syn.NAKCode())
 			if c < len(nakWarnings) {
 				fl.naks[c]++
@@ -451,12 +452,12 @@ func (t *Tracker) readResponse(fl, peer *flow, s *reqStream, op opcode.Opcode, q
 		switch pos {
 		case opcode.First:
 			if fl.learnMTU(n, fromPackets) {
-				s.resolve(e, readPackets(e.length, n), fl)
+				s.resolve(e, readPackets(e.length, fl.pmtu))
 			}
 		case opcode.Only:
-			s.resolve(e, 1, fl)
+			s.resolve(e, 1)
 		case opcode.Last:
-			s.resolve(e, uint32(off)+1, fl)
+			s.resolve(e, uint32(off)+1)
 		}
 	} else if pos == opcode.First || pos == opcode.Middle {
 		fl.learnMTU(n, fromPackets)
