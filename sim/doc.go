@@ -17,11 +17,14 @@
 // its size. A handler that wants a timer it may cancel keeps a generation
 // number, passes it as the event's A, and ignores events whose A is stale.
 //
-// The queue is a radix heap: the simulator's clock never goes back, which
-// lets the queue bucket events by the highest bit in which their time differs
-// from the last one removed. On this package's benchmark it is faster than
-// the 4-ary heap of (time, sequence, slot) keys it replaced, and it gives FIFO
-// order among equal times without sequence numbers.
+// The queue is a radix heap with 4-bit digits: the simulator's clock never
+// goes back, which lets the queue bucket events by the highest digit in which
+// their time differs from the last one removed, move each event only a few
+// times toward the front, and keep FIFO order among equal times without
+// sequence numbers. On BenchmarkEventQueue it runs about 25% fewer
+// instructions per event than a binary radix heap and is markedly faster than
+// the 4-ary heap of (time, sequence, slot) keys with a payload slab that was
+// measured first.
 //
 // # Network
 //

@@ -275,6 +275,8 @@ func TestEngineMemoryFollowsPending(t *testing.T) {
 	for i := 0; i < 200*pending; i++ {
 		eng.Step()
 	}
-	assert.LessOrEqual(t, sim.Chunks(&eng), pending/32+64+2)
+	// The guarantee is pending/32 + one partial chunk per bucket (257) + 2;
+	// in practice far fewer buckets are ever non-empty at once.
+	assert.LessOrEqual(t, sim.Chunks(&eng), pending/32+64)
 	assert.Equal(t, pending, eng.Pending())
 }
