@@ -21,10 +21,12 @@
 // goes back, which lets the queue bucket events by the highest digit in which
 // their time differs from the last one removed, move each event only a few
 // times toward the front, and keep FIFO order among equal times without
-// sequence numbers. On BenchmarkEventQueue it runs about 25% fewer
-// instructions per event than a binary radix heap and is markedly faster than
-// the 4-ary heap of (time, sequence, slot) keys with a payload slab that was
-// measured first.
+// sequence numbers. Measured with cachegrind on BenchmarkEventQueue, it
+// executes about 580 instructions per event (handler included) with 1,000
+// pending events, on par with a 4-ary heap of (time, sequence, slot) keys
+// plus a payload slab (about 640), and about 620 with 100,000 pending, where
+// the heap needed over three times as many; a binary radix heap needed 640
+// and 830.
 //
 // # Network
 //
