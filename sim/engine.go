@@ -239,8 +239,9 @@ func (e *Engine) refill() {
 	if e.dmask[l] == 0 {
 		e.lmask &^= 1 << l
 	}
-	if l == 0 {
-		// One time only: the bucket becomes the ready bucket.
+	if l == 0 || (src.head == src.tail && src.head.n == 1) {
+		// One time only (a level-0 bucket holds a single time), or a
+		// single event: the bucket becomes the ready bucket as it is.
 		e.ready = *src
 		*src = bucket{}
 		return
