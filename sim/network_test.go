@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/rocekit/rocekit/sim"
 )
@@ -228,4 +229,34 @@ func TestUnconnectedAndConfigErrors(t *testing.T) {
 	assert.Equal(t, "A->B", sim.AtoB.String())
 	assert.Equal(t, sim.AtoB, sim.BtoA.Reverse())
 	assert.Equal(t, "burst", sim.DropBurst.String())
+}
+
+// Without faults a link is a FIFO server: frame i starts when it is sent or
+// when frame i-1 is done, whichever is later, takes TxTime to serialise and
+// arrives Delay later, intact and in order.
+func TestLinkMatchesQueueModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		bw := rapid.SampledFrom([]int64{1e9, 25e9, 56e9, 100e9, 400e9}).Draw(t, "bw")
+		delay := sim.Time(rapid.Int64Range(0, 5_000_000).Draw(t, "delay"))
+		p := newPair(1, bw, delay)
+		n := rapid.IntRange(1, 50).Draw(t, "n")
+		var want []sim.Time
+		var sendAt sim.Time
+		var done sim.Time
+		for i := 0; i < n; i++ {
+			sendAt += sim.Time(rapid.Int64Range(0, 200_000).Draw(t, "gap"))
+			size := rapid.IntRange(0, 9000).Draw(t, "size")
+			p.eng.Run(sendAt)
+			require.True(t, p.a.Send(0, numbered(uint32(i), max(size, 4))))
+			done = max(done, sendAt) + sim.TxTime(max(size, 4), bw)
+			want = append(want, done+delay)
+		}
+		p.eng.Run(sim.MaxTime)
+		require.Len(t, p.sb.got, n)
+		for i, a := range p.sb.got {
+			require.Equal(t, want[i], a.at, "frame %d", i)
+			require.Equal(t, uint32(i), binary.BigEndian.Uint32(a.frame))
+		}
+		require.Zero(t, p.net.PoolStats().InUse)
+	})
 }
