@@ -27,7 +27,10 @@ func (f HandlerFunc) Handle(ev Event) { f(ev) }
 // P is an unsafe.Pointer, not an interface, so that an event is small and
 // scheduling never allocates: convert a typed pointer with unsafe.Pointer(x)
 // when scheduling and back with (*T)(ev.P) in the handler. The engine keeps P
-// reachable for the garbage collector while the event is pending.
+// reachable for the garbage collector while the event is pending. (An any
+// holding a pointer would not allocate either, but makes a queued event 56
+// bytes instead of 48 and, measured with cachegrind on BenchmarkEventQueue,
+// costs about 5% more instructions per event before any type assertion.)
 type Event struct {
 	At   Time
 	Kind uint32
