@@ -1,0 +1,426 @@
+package roce
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/rocekit/rocekit/aeth"
+	"github.com/rocekit/rocekit/opcode"
+	"github.com/rocekit/rocekit/packet"
+	"github.com/rocekit/rocekit/rc"
+	"github.com/rocekit/rocekit/sim"
+)
+
+// nic is a host's RoCEv2 NIC: it owns the host's QP ends, sends their
+// packets one at a time as the wire frees (round-robin among the QPs that
+// have output), and delivers arriving frames to the QP they name.
+type nic struct {
+	s       *Sim
+	idx     int // host index: the destination number switches route by
+	name    string
+	host    *sim.Host
+	link    *sim.Link
+	mac     [6]byte
+	ip      [4]byte
+	busy    bool // a frame of ours is being serialised
+	kicking bool
+	active  epRing
+	rx      packet.Frame
+}
+
+// Handle runs when the frame being serialised has left: the wire is free.
+// It is scheduled after the port's own end-of-transmission event for the
+// same instant, so the port is idle by then.
+func (n *nic) Handle(ev sim.Event) {
+	n.busy = false
+	n.kick(ev.At)
+}
+
+// kick sends the next packet if the wire is free: the first QP in the
+// round-robin ring that has one sends it and goes to the back of the ring
+// if it has more.
+func (n *nic) kick(now sim.Time) {
+	if n.busy || n.kicking {
+		return
+	}
+	n.kicking = true
+	for tries := n.active.n; tries > 0; tries-- {
+		e := n.active.pop()
+		e.inActive = false
+		ok := e.qp.NextPacket(now, &e.ff.Transport)
+		if ok {
+			n.transmit(now, e)
+		}
+		e.service(now)
+		if ok {
+			break
+		}
+	}
+	n.kicking = false
+}
+
+// transmit builds e's packet as a RoCEv2/IPv4 frame with its ICRC into a
+// pooled buffer and puts it on the wire.
+func (n *nic) transmit(now sim.Time, e *qpEnd) {
+	s := n.s
+	ff := &e.ff
+	t := &ff.Transport
+	fr := s.net.AllocFrame(ff.Len())
+	k, err := ff.EncodeWith(fr.Data, &s.calc)
+	if err != nil {
+		panic(fmt.Sprintf("roce: building %v: %v", t.BTH.Opcode, err))
+	}
+	fr.Data = fr.Data[:k]
+	s.st.packets++
+	if len(t.Payload) > 0 {
+		s.st.dataPackets++
+	}
+	if t.BTH.Opcode == opcode.RCAcknowledge {
+		switch syn := t.AETH.Syndrome; syn.Kind() {
+		case aeth.RNRNAK:
+			s.st.rnrNaks++
+		case aeth.NAK:
+			s.st.naks[min(int(syn.NAKCode()), 5)]++
+		}
+	}
+	n.busy = true
+	n.host.SendFrame(e.peer, fr)
+	s.eng.Schedule(now+n.link.TxTime(k), n, 0, 0, nil)
+}
+
+// Receive takes a frame that arrived at the host. As a NIC does, it drops
+// (and counts) frames that do not parse as RoCEv2/IPv4, are not addressed
+// to this host, have a bad IPv4 header checksum or a bad ICRC, or name no
+// QP of this host; the rest go to their QP.
+func (n *nic) Receive(now sim.Time, frame []byte) {
+	s := n.s
+	rx := &n.rx
+	if err := rx.DecodeEthernet(frame); err != nil || rx.Encap != packet.RoCEv2IPv4 {
+		s.st.malformed++
+		return
+	}
+	ip := rx.IPv4
+	if [6]byte(rx.Eth[0:6]) != n.mac || [4]byte(ip[16:20]) != n.ip {
+		s.st.misaddressed++
+		return
+	}
+	if ip.ComputeChecksum() != ip.Checksum() {
+		s.st.ipChecksum++
+		return
+	}
+	if ok, _, _, err := rx.CheckICRC(); err != nil || !ok {
+		s.st.icrcErrors++
+		return
+	}
+	i := rx.Transport.BTH.DestQP() - qpnBase
+	if i >= uint32(len(s.eps)) || s.eps[i].nic != n {
+		s.st.unknownQP++
+		return
+	}
+	e := s.eps[i]
+	if [4]byte(ip[12:16]) != e.peerIP { // RC: the source must be the QP's peer (§5.11)
+		s.st.misaddressed++
+		return
+	}
+	if ip.ECN() == 3 {
+		s.st.ceReceived++
+	}
+	e.qp.Receive(now, &rx.Transport)
+	e.service(now)
+	n.kick(now)
+}
+
+// qpEnd is one QP of a connection, on its host's NIC.
+type qpEnd struct {
+	qp       *rc.QP
+	nic      *nic
+	conn     *conn
+	isReq    bool
+	peer     int // host index of the other end
+	peerIP   [4]byte
+	ff       packet.FrameFields // addresses and ports; Transport is filled per packet
+	inActive bool               // in the NIC's ring
+
+	wakeGen     uint64
+	wakeAt      sim.Time
+	wakePending bool
+}
+
+// service runs after every call into the QP: it takes the completions (and
+// lets the generator post more work), puts the QP in its NIC's ring if it
+// has packets to send, and arranges a wake-up for its timers.
+func (e *qpEnd) service(now sim.Time) {
+	q := e.qp
+	if q.PendingCompletions() > 0 {
+		s := e.conn.s
+		for q.PendingCompletions() > 0 {
+			s.comps = q.AppendCompletions(s.comps[:0])
+			for i := range s.comps {
+				cp := &s.comps[i]
+				if cp.Opcode.IsRecv() {
+					e.conn.onRecv(now, cp)
+				} else {
+					e.conn.onSend(now, cp)
+				}
+			}
+			if e.isReq {
+				e.conn.postMore(now)
+			}
+		}
+	}
+	if !e.inActive && q.HasOutgoing() {
+		e.inActive = true
+		e.nic.active.push(e)
+	}
+	e.arm(now)
+}
+
+// arm schedules a wake-up at the QP's NextWake unless one is pending at or
+// before it. A pending one that turns out early finds nothing due and
+// re-arms; one overtaken by an earlier wake-up is ignored by its generation.
+func (e *qpEnd) arm(now sim.Time) {
+	w, ok := e.qp.NextWake()
+	if !ok || e.wakePending && e.wakeAt <= w {
+		return
+	}
+	w = max(w, now)
+	e.wakeGen++
+	e.wakePending, e.wakeAt = true, w
+	e.conn.s.eng.Schedule(w, e, 0, e.wakeGen, nil)
+}
+
+// Handle is the QP's timer wake-up.
+func (e *qpEnd) Handle(ev sim.Event) {
+	if ev.A != e.wakeGen {
+		return
+	}
+	e.wakePending = false
+	if w, ok := e.qp.NextWake(); ok && w <= ev.At {
+		e.qp.Tick(ev.At)
+	}
+	e.service(ev.At)
+	e.nic.kick(ev.At)
+}
+
+// conn is one connection: a requester QP, a responder QP, the work
+// generator, and buffers reused as rings of Outstanding slots.
+type conn struct {
+	s        *Sim
+	id       int
+	req, rsp *qpEnd
+	gen      *generator
+	q        int    // outstanding WRs at most
+	slot     int    // bytes per slot
+	local    []byte // READ destinations and atomic results; nil without them
+	mr       *rc.MR
+	postTime []sim.Time // by slot
+
+	posted, completed int64
+
+	recvBuf     []byte
+	recvDepth   int
+	repostDelay sim.Time
+	recvNext    uint64  // ID of the next receive WR
+	sends       i64Ring // WR numbers of SENDs not yet received
+}
+
+// start posts the receive buffers and the first work requests.
+func (c *conn) start() {
+	for i := 0; i < c.recvDepth; i++ {
+		c.postRecv()
+	}
+	c.postMore(0)
+	c.req.service(0)
+	c.rsp.service(0)
+}
+
+func (c *conn) postRecv() {
+	id := c.recvNext
+	c.recvNext++
+	b := int(id%uint64(c.recvDepth)) * c.slot
+	if err := c.rsp.qp.PostRecv(rc.RecvWR{ID: id, Buf: c.recvBuf[b : b+c.slot : b+c.slot]}); err != nil {
+		panic(err)
+	}
+}
+
+// postMore posts work requests while fewer than q are outstanding.
+func (c *conn) postMore(now sim.Time) {
+	for c.posted < c.gen.count && c.posted-c.completed < int64(c.q) {
+		c.post(now)
+	}
+}
+
+// post posts WR number c.posted into its slot. WRITEs and SENDs send the
+// WR's bytes straight from the pattern; a READ's source and an atomic's
+// target are written into the responder's region first, as the
+// application there would.
+func (c *conn) post(now sim.Time) {
+	s := c.s
+	n := c.posted
+	op, size := c.gen.at(n)
+	slot := int(n % int64(c.q))
+	off := slot * c.slot
+	wr := rc.WR{ID: uint64(n), RemoteAddr: c.mr.Addr + uint64(off), RKey: c.mr.RKey}
+	switch op {
+	case opWrite:
+		wr.Opcode = rc.WRRDMAWrite
+		wr.Local = s.pat.data(c.gen.key, n, size)
+	case opSend:
+		wr.Opcode = rc.WRSend
+		wr.Local = s.pat.data(c.gen.key, n, size)
+		c.sends.push(n)
+	case opRead:
+		copy(c.mr.Buf[off:off+size], s.pat.data(c.gen.key, n, size))
+		wr.Opcode = rc.WRRDMARead
+		wr.Local = c.local[off : off+size : off+size]
+	case opFetchAdd, opCmpSwap:
+		orig, operand, compare, _ := atomicOperands(op, wrKey(c.gen.key, n))
+		binary.LittleEndian.PutUint64(c.mr.Buf[off:], orig)
+		wr.Opcode = rc.WRAtomicFetchAdd
+		wr.CompareAdd = operand
+		if op == opCmpSwap {
+			wr.Opcode = rc.WRAtomicCmpSwap
+			wr.CompareAdd, wr.Swap = compare, operand
+		}
+		wr.Local = c.local[off : off+8 : off+8]
+	}
+	c.postTime[slot] = now
+	c.posted++
+	s.st.posted++
+	if err := c.req.qp.PostSend(wr); err != nil {
+		panic(fmt.Sprintf("roce: PostSend %s of %d bytes: %v", op, size, err))
+	}
+}
+
+func (c *conn) fail(format string, a ...any) {
+	s := c.s
+	s.st.checkFailures++
+	if s.st.firstFailure == "" {
+		s.st.firstFailure = fmt.Sprintf("connection %d: ", c.id) + fmt.Sprintf(format, a...)
+	}
+}
+
+// onSend handles a send completion: it must be the next WR in posting
+// order; a successful one has its data checked where it landed, after
+// which the slot may be reused.
+func (c *conn) onSend(now sim.Time, cp *rc.Completion) {
+	s := c.s
+	n := c.completed
+	if cp.WRID != uint64(n) {
+		s.st.orderErrors++
+		c.fail("completion for WR %d while WR %d was next", cp.WRID, n)
+		if cp.WRID < uint64(c.posted) {
+			n = int64(cp.WRID)
+		}
+	}
+	c.completed++
+	s.done++
+	s.st.wrStatus[cp.Status&31]++
+	s.st.lastCompletion = now
+	if s.done == s.total {
+		s.finished = true
+	}
+	if cp.Status != rc.Success {
+		return
+	}
+	op, size := c.gen.at(n)
+	slot := int(n % int64(c.q))
+	off := slot * c.slot
+	s.hist.Record(now - c.postTime[slot])
+	s.st.bytes += uint64(size)
+	s.st.checks++
+	switch op {
+	case opWrite:
+		if !s.pat.check(c.mr.Buf[off:off+size], c.gen.key, n) {
+			c.fail("WRITE WR %d (%d bytes): the responder's memory does not hold the data", n, size)
+		}
+	case opRead:
+		if !s.pat.check(c.local[off:off+size], c.gen.key, n) {
+			c.fail("READ WR %d (%d bytes): the local buffer does not hold the responder's data", n, size)
+		}
+	case opSend:
+		// Checked at the responder's receive completion, which comes first.
+		if c.sends.n > 0 && c.sends.buf[c.sends.head] <= n {
+			c.fail("SEND WR %d completed before the responder received it", n)
+		}
+	case opFetchAdd, opCmpSwap:
+		orig, _, _, after := atomicOperands(op, wrKey(c.gen.key, n))
+		got := binary.LittleEndian.Uint64(c.local[off:])
+		target := binary.LittleEndian.Uint64(c.mr.Buf[off:])
+		if got != orig || target != after {
+			c.fail("%s WR %d: returned %#x (want %#x), target %#x (want %#x)", op, n, got, orig, target, after)
+		}
+	}
+	if cp.ByteLen != uint32(size) {
+		c.fail("WR %d: completion length %d, want %d", n, cp.ByteLen, size)
+	}
+}
+
+// onRecv handles a receive completion at the responder: the buffer must
+// hold the next SEND's data; the buffer is then posted again.
+func (c *conn) onRecv(now sim.Time, cp *rc.Completion) {
+	s := c.s
+	s.st.recvStatus[cp.Status&31]++
+	if cp.Status != rc.Success {
+		return
+	}
+	n, ok := c.sends.pop()
+	if !ok {
+		s.st.recvWithoutSend++
+		c.fail("receive completion %d with no SEND outstanding", cp.WRID)
+		return
+	}
+	_, size := c.gen.at(n)
+	b := int(cp.WRID%uint64(c.recvDepth)) * c.slot
+	s.st.checks++
+	if cp.ByteLen != uint32(size) || !s.pat.check(c.recvBuf[b:b+size], c.gen.key, n) {
+		c.fail("SEND WR %d (%d bytes): receive %d holds %d bytes that are not the data", n, size, cp.WRID, cp.ByteLen)
+	}
+	if c.repostDelay == 0 {
+		c.postRecv()
+		return
+	}
+	s.eng.Schedule(now+c.repostDelay, c, 0, 0, nil)
+}
+
+// Handle re-posts a receive buffer after the scenario's delay.
+func (c *conn) Handle(ev sim.Event) {
+	c.postRecv()
+	c.rsp.service(ev.At)
+	c.rsp.nic.kick(ev.At)
+}
+
+// MarkCE marks a RoCEv2/IPv4 Ethernet frame (up to two VLAN tags)
+// congestion-experienced: it sets the IPv4 ECN field to CE (0b11) if the
+// frame is ECN-capable (ECT(0) or ECT(1)) and rewrites the IPv4 header
+// checksum. The ICRC masks the TOS byte and the header checksum, so the
+// frame stays valid. It reports whether it changed the frame; it is the
+// sim.Network MarkCE hook the simulator installs.
+func MarkCE(frame []byte) bool {
+	if len(frame) < packet.EthernetLen {
+		return false
+	}
+	off := 12
+	et := binary.BigEndian.Uint16(frame[off:])
+	for i := 0; i < packet.MaxVLANs && (et == 0x8100 || et == 0x88A8 || et == 0x9100); i++ {
+		off += 4
+		if len(frame) < off+2 {
+			return false
+		}
+		et = binary.BigEndian.Uint16(frame[off:])
+	}
+	if et != 0x0800 || len(frame) < off+2+packet.IPv4Len {
+		return false
+	}
+	ip := packet.IPv4(frame[off+2:])
+	if ip.Version() != 4 || ip.HeaderLen() < packet.IPv4Len || len(ip) < ip.HeaderLen() {
+		return false
+	}
+	tos := ip.TOS()
+	if e := tos & 3; e == 0 || e == 3 {
+		return false
+	}
+	ip.SetTOS(tos | 3)
+	ip.SetChecksum(ip.ComputeChecksum())
+	return true
+}

@@ -1,0 +1,488 @@
+package roce
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/netip"
+	"time"
+
+	"github.com/rocekit/rocekit/icrc"
+	"github.com/rocekit/rocekit/packet"
+	"github.com/rocekit/rocekit/pcap"
+	"github.com/rocekit/rocekit/rc"
+	"github.com/rocekit/rocekit/sim"
+)
+
+// qpnBase is the first QP number: connection i has requester QPN
+// qpnBase+2i and responder QPN qpnBase+2i+1 (rxe numbers its first QP 17).
+const qpnBase = 0x11
+
+// Options are the run-time settings of a simulation that are not part of
+// the scenario.
+type Options struct {
+	// Trace, if set, receives a capture of every frame put on every link,
+	// as sent (before the link's faults): classic pcap, or pcapng with one
+	// interface per link, per TraceFormat. Timestamps are simulated time
+	// from the Unix epoch, to the nanosecond.
+	Trace       io.Writer
+	TraceFormat pcap.Format
+	// Snaplen, if positive, cuts each captured frame to that many bytes.
+	Snaplen int
+	// Progress, if set, is called every ProgressEvery events (default
+	// 65,536) and once at the end.
+	Progress      func(Progress)
+	ProgressEvery uint64
+	// MaxBufferBytes bounds the memory the connections' buffers may take
+	// (requester buffers, responder regions and receive buffers); 0 means
+	// 8 GiB. New fails for a scenario that needs more.
+	MaxBufferBytes int64
+}
+
+// Progress reports how far a run is.
+type Progress struct {
+	Completed, Total int64 // work requests
+	SimTime          sim.Time
+	Events           uint64
+	Done             bool // the last call
+}
+
+// Sim is one simulation: an engine, a network of hosts whose NICs run RC
+// QPs, and the work generators. Build it with New, run it once with Run.
+type Sim struct {
+	sc    *Scenario
+	opt   Options
+	eng   *sim.Engine
+	net   *sim.Network
+	nics  []*nic
+	conns []*conn
+	eps   []*qpEnd // by QPN - qpnBase
+	pat   *pattern
+	calc  icrc.Calc
+	comps []rc.Completion
+	stop  sim.Time
+
+	total    int64 // work requests of all connections
+	done     int64 // completed
+	finished bool
+	ran      bool
+
+	trace    *pcap.Writer
+	rec      pcap.Record
+	traceErr error
+	snap     int
+
+	st   counters
+	hist Histogram
+}
+
+// counters are the run's tallies.
+type counters struct {
+	posted                    int64
+	wrStatus, recvStatus      [32]uint64 // by rc.Status
+	bytes                     uint64
+	packets, dataPackets      uint64
+	naks                      [6]uint64 // by NAK code; [5] reserved codes
+	rnrNaks                   uint64
+	malformed, ipChecksum     uint64
+	misaddressed, unknownQP   uint64
+	icrcErrors                uint64
+	ceReceived                uint64
+	checks, checkFailures     uint64
+	orderErrors               uint64
+	lastCompletion            sim.Time
+	firstFailure              string
+	recvWithoutSend, sendLost uint64
+}
+
+// New builds the simulation of a scenario: hosts and NICs, links with their
+// faults and dead intervals, the switch, every connection's two QPs with
+// their memory. The scenario must be valid (ParseScenario checks it; New
+// checks it again).
+func New(sc *Scenario, opt Options) (*Sim, error) {
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Sim{sc: sc, opt: opt, stop: sim.MaxTime, snap: opt.Snaplen}
+	if sc.StopNS > 0 {
+		s.stop = nsTime(sc.StopNS)
+	}
+	if s.opt.ProgressEvery == 0 {
+		s.opt.ProgressEvery = 1 << 16
+	}
+	if err := s.checkMemory(); err != nil {
+		return nil, err
+	}
+	s.eng = sim.NewEngine(0)
+	s.net = sim.NewNetwork(s.eng, sc.Seed)
+	s.net.MarkCE = MarkCE
+	maxMsg := 0
+	for i := range sc.QPs {
+		maxMsg = max(maxMsg, newGenerator(&sc.QPs[i].Work, 0).maxSize)
+	}
+	s.pat = newPattern(sc.Seed, maxMsg)
+
+	// Hosts.
+	hostIdx := map[string]int{}
+	for i, h := range sc.Hosts {
+		n := &nic{s: s, idx: i, name: h.Name}
+		n.mac = [6]byte{2, 0, 0, 0, byte((i + 1) >> 8), byte(i + 1)}
+		if h.MAC != "" {
+			n.mac, _ = parseMAC(h.MAC)
+		}
+		n.ip = [4]byte{10, 0, byte((i + 1) >> 8), byte(i + 1)}
+		if h.IP != "" {
+			n.ip = netip.MustParseAddr(h.IP).As4()
+		}
+		n.host = s.net.NewHost(h.Name, n)
+		s.nics = append(s.nics, n)
+		hostIdx[h.Name] = i
+	}
+
+	// Switch and links.
+	var sw *sim.Switch
+	if w := sc.Switch; w != nil {
+		ports := 0
+		for _, l := range sc.Links {
+			if l.A == w.Name || l.B == w.Name {
+				ports++
+			}
+		}
+		sw = s.net.NewSwitch(w.Name, max(ports, 1), sim.PortConfig{QueueLimit: w.QueueBytes, ECNThreshold: w.ECNBytes})
+	}
+	nextPort := 0
+	port := func(name string) *sim.Port {
+		if i, ok := hostIdx[name]; ok {
+			return s.nics[i].host.Port()
+		}
+		p := sw.Port(nextPort)
+		nextPort++
+		return p
+	}
+	for _, l := range sc.Links {
+		pa, pb := port(l.A), port(l.B)
+		link := s.net.Connect(pa, pb, sim.LinkConfig{
+			Bandwidth: int64(math.Round(l.BandwidthGbps * 1e9)),
+			Delay:     nsTime(l.DelayNS),
+			Name:      l.A + "--" + l.B,
+		})
+		fa, fb := l.Faults, l.Faults
+		if l.AToB != nil {
+			fa = l.AToB
+		}
+		if l.BToA != nil {
+			fb = l.BToA
+		}
+		link.SetFaults(sim.AtoB, fa.faults())
+		link.SetFaults(sim.BtoA, fb.faults())
+		for _, d := range l.Dead {
+			dirs := []sim.Direction{sim.AtoB, sim.BtoA}
+			switch d.Dir {
+			case "a_to_b":
+				dirs = dirs[:1]
+			case "b_to_a":
+				dirs = dirs[1:]
+			}
+			for _, dir := range dirs {
+				link.SetDeadAt(nsTime(d.FromNS), dir, true)
+				if d.ToNS > 0 {
+					link.SetDeadAt(nsTime(d.ToNS), dir, false)
+				}
+			}
+		}
+		for _, side := range []struct {
+			name string
+			p    *sim.Port
+		}{{l.A, pa}, {l.B, pb}} {
+			if i, ok := hostIdx[side.name]; ok {
+				s.nics[i].link = link
+			} else {
+				// A switch port: frames for the host at the other end leave here.
+				other := l.A
+				if side.name == l.A {
+					other = l.B
+				}
+				for i := 0; i < sw.NumPorts(); i++ {
+					if sw.Port(i) == side.p {
+						sw.SetRoute(hostIdx[other], i)
+					}
+				}
+			}
+		}
+	}
+
+	// Connections.
+	for i := range sc.QPs {
+		spec := &sc.QPs[i]
+		for k := 0; k < spec.count(); k++ {
+			if err := s.addConn(spec, s.nics[hostIdx[spec.From]], s.nics[hostIdx[spec.To]]); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	if opt.Trace != nil {
+		if err := s.startTrace(); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// bufferBytes is the memory a connection of spec needs.
+func bufferBytes(spec *QPSpec, g *generator) int64 {
+	slot := int64(slotSize(g.maxSize))
+	b := int64(spec.outstanding()) * slot
+	if g.hasResp {
+		b *= 2
+	}
+	if g.hasSend {
+		b += int64(spec.recvDepth()) * slot
+	}
+	return b
+}
+
+func slotSize(maxMsg int) int { return (max(maxMsg, 8) + 63) &^ 63 }
+
+func (s *Sim) checkMemory() error {
+	limit := s.opt.MaxBufferBytes
+	if limit <= 0 {
+		limit = 8 << 30
+	}
+	var total, maxMsg float64
+	for i := range s.sc.QPs {
+		spec := &s.sc.QPs[i]
+		g := newGenerator(&spec.Work, 0)
+		total += float64(bufferBytes(spec, g)) * float64(spec.count())
+		maxMsg = max(maxMsg, float64(g.maxSize))
+	}
+	total += maxMsg + patSpan // the pattern
+	if total > float64(limit) {
+		return fmt.Errorf("scenario: the connections' buffers need %.3g GiB (per connection: outstanding x largest message, twice with READs or atomics, plus receive buffers; and the data pattern), more than the %.3g GiB allowed",
+			total/(1<<30), float64(limit)/(1<<30))
+	}
+	return nil
+}
+
+func (s *Sim) addConn(spec *QPSpec, from, to *nic) error {
+	id := len(s.conns)
+	rqpn := uint32(qpnBase + 2*id)
+	sqpn := rqpn + 1
+	c := &conn{s: s, id: id, q: spec.outstanding()}
+	c.gen = newGenerator(&spec.Work, connKey(s.sc.Seed, id))
+	c.slot = slotSize(c.gen.maxSize)
+	if c.gen.hasResp {
+		c.local = make([]byte, c.q*c.slot)
+	}
+	c.mr = &rc.MR{Addr: 0x10000000, RKey: 0x100 + uint32(id), Access: rc.AccessAll, Buf: make([]byte, c.q*c.slot)}
+	c.postTime = make([]sim.Time, c.q)
+	if c.gen.hasSend {
+		c.recvDepth = spec.recvDepth()
+		c.recvBuf = make([]byte, c.recvDepth*c.slot)
+		c.repostDelay = nsTime(spec.RecvRepostDelayNS)
+	}
+	mem := rc.NewMemory()
+	if err := mem.Register(c.mr); err != nil {
+		return err
+	}
+	base := rc.Config{
+		PKey:              0xFFFF,
+		MTU:               spec.mtu(),
+		Timeout:           u8or(spec.Timeout, DefaultTimeout),
+		RetryCnt:          u8or(spec.RetryCnt, DefaultRetryCnt),
+		RetryCnt7Infinite: spec.RetryCnt7Infinite,
+		RNRRetry:          u8or(spec.RNRRetry, DefaultRNRRetry),
+		MinRNRTimer:       u8or(spec.MinRNRTimer, DefaultMinRNRTimer),
+		MaxRdAtomic:       spec.ord(),
+		MaxDestRdAtomic:   spec.ird(),
+		Access:            rc.AccessAll,
+		SignalAll:         true,
+		Window:            spec.Window,
+	}
+	reqCfg, rspCfg := base, base
+	reqCfg.QPN, reqCfg.DestQPN, reqCfg.SQPSN, reqCfg.RQPSN = rqpn, sqpn, spec.SQPSN, spec.RQPSN
+	rspCfg.QPN, rspCfg.DestQPN, rspCfg.SQPSN, rspCfg.RQPSN = sqpn, rqpn, spec.RQPSN, spec.SQPSN
+	rspCfg.Memory = mem
+	rq, err := rc.New(reqCfg)
+	if err != nil {
+		return err
+	}
+	rs, err := rc.New(rspCfg)
+	if err != nil {
+		return err
+	}
+	c.req = newEnd(c, rq, from, to, true)
+	c.rsp = newEnd(c, rs, to, from, false)
+	s.eps = append(s.eps, c.req, c.rsp)
+	s.conns = append(s.conns, c)
+	s.total += c.gen.count
+	return nil
+}
+
+func newEnd(c *conn, q *rc.QP, local, remote *nic, isReq bool) *qpEnd {
+	e := &qpEnd{qp: q, nic: local, conn: c, isReq: isReq, peer: remote.idx, peerIP: remote.ip}
+	cfg := q.Config()
+	e.ff = packet.DefaultFrame(packet.RoCEv2IPv4)
+	e.ff.Eth.Src, e.ff.Eth.Dst = local.mac, remote.mac
+	e.ff.IPv4.Src, e.ff.IPv4.Dst = local.ip, remote.ip
+	e.ff.UDP.SrcPort = packet.UDPSourcePort(0, cfg.QPN, cfg.DestQPN)
+	return e
+}
+
+// startTrace writes the capture header and installs the Tap.
+func (s *Sim) startTrace() error {
+	f := s.opt.TraceFormat
+	w, err := pcap.NewWriter(s.opt.Trace, f, pcap.LinkTypeEthernet)
+	if err != nil {
+		return err
+	}
+	if f == pcap.FormatPcapng {
+		for range len(s.net.Links()) - 1 {
+			if _, err := w.AddInterface(pcap.LinkTypeEthernet); err != nil {
+				return err
+			}
+		}
+	}
+	s.trace = w
+	s.rec.LinkType = pcap.LinkTypeEthernet
+	s.net.Tap = s.tap
+	return nil
+}
+
+func (s *Sim) tap(now sim.Time, link int, _ sim.Direction, frame []byte) {
+	if s.traceErr != nil {
+		return
+	}
+	r := &s.rec
+	r.Time = time.Unix(0, int64(now/sim.Nanosecond))
+	r.OrigLen = len(frame)
+	r.Data = frame
+	if s.snap > 0 && len(frame) > s.snap {
+		r.Data = frame[:s.snap]
+	}
+	if s.opt.TraceFormat == pcap.FormatPcapng {
+		r.Interface = link
+	}
+	s.traceErr = s.trace.WriteRecord(r)
+	r.Data = nil
+}
+
+// Engine returns the simulation's event engine.
+func (s *Sim) Engine() *sim.Engine { return s.eng }
+
+// Network returns the simulated network.
+func (s *Sim) Network() *sim.Network { return s.net }
+
+// QPs returns the number of connections (each two QPs).
+func (s *Sim) QPs() int { return len(s.conns) }
+
+// ErrAlreadyRun is returned by a second Run.
+var ErrAlreadyRun = errors.New("roce: Sim.Run called twice")
+
+// Run runs the simulation until every work request has completed, the
+// scenario's stop time, or nothing is left to happen, and returns the
+// summary. The error reports a failed trace write (the run itself went on).
+func (s *Sim) Run() (*Summary, error) {
+	if s.ran {
+		return nil, ErrAlreadyRun
+	}
+	s.ran = true
+	start := time.Now()
+	for _, c := range s.conns {
+		c.start()
+	}
+	for _, n := range s.nics {
+		n.kick(0)
+	}
+	if s.total == 0 {
+		s.finished = true
+	}
+	eng := s.eng
+	every := s.opt.ProgressEvery
+	next := every
+	for !s.finished {
+		t, ok := eng.Next()
+		if !ok || t > s.stop {
+			break
+		}
+		eng.Step()
+		if s.opt.Progress != nil && eng.Events() >= next {
+			next += every
+			s.opt.Progress(Progress{Completed: s.done, Total: s.total, SimTime: eng.Now(), Events: eng.Events()})
+		}
+	}
+	wall := time.Since(start)
+	end := eng.Now()
+	if !s.finished && s.stop != sim.MaxTime {
+		if t, ok := eng.Next(); ok && t > s.stop {
+			end = s.stop
+		}
+	}
+	if s.opt.Progress != nil {
+		s.opt.Progress(Progress{Completed: s.done, Total: s.total, SimTime: end, Events: eng.Events(), Done: true})
+	}
+	err := s.traceErr
+	if s.trace != nil {
+		if ferr := s.trace.Flush(); err == nil {
+			err = ferr
+		}
+	}
+	return s.summary(end, wall), err
+}
+
+// epRing is a FIFO of QP ends that have packets to send.
+type epRing struct {
+	buf  []*qpEnd
+	head int
+	n    int
+}
+
+func (r *epRing) push(e *qpEnd) {
+	if r.n == len(r.buf) {
+		nb := make([]*qpEnd, max(8, 2*len(r.buf)))
+		for i := 0; i < r.n; i++ {
+			nb[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
+		}
+		r.buf, r.head = nb, 0
+	}
+	r.buf[(r.head+r.n)&(len(r.buf)-1)] = e
+	r.n++
+}
+
+func (r *epRing) pop() *qpEnd {
+	e := r.buf[r.head]
+	r.buf[r.head] = nil
+	r.head = (r.head + 1) & (len(r.buf) - 1)
+	r.n--
+	return e
+}
+
+// i64Ring is a FIFO of work-request numbers.
+type i64Ring struct {
+	buf  []int64
+	head int
+	n    int
+}
+
+func (r *i64Ring) push(v int64) {
+	if r.n == len(r.buf) {
+		nb := make([]int64, max(8, 2*len(r.buf)))
+		for i := 0; i < r.n; i++ {
+			nb[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
+		}
+		r.buf, r.head = nb, 0
+	}
+	r.buf[(r.head+r.n)&(len(r.buf)-1)] = v
+	r.n++
+}
+
+func (r *i64Ring) pop() (int64, bool) {
+	if r.n == 0 {
+		return 0, false
+	}
+	v := r.buf[r.head]
+	r.head = (r.head + 1) & (len(r.buf) - 1)
+	r.n--
+	return v, true
+}
