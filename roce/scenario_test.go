@@ -1,0 +1,155 @@
+package roce
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const minimal = `{"hosts": [{"name": "a"}, {"name": "b"}],
+ "links": [{"a": "a", "b": "b", "bandwidth_gbps": 10, "delay_ns": 100}],
+ "qps": [{"from": "a", "to": "b", "work": {"count": 1, "size": 1}}]}`
+
+// Strict decoding: unknown keys (at any depth) are errors naming the key,
+// as are wrong types, trailing data and values out of range; errors name
+// the path of the offending value.
+func TestParseScenarioErrors(t *testing.T) {
+	_, err := ParseScenario([]byte(minimal))
+	require.NoError(t, err)
+	for _, c := range []struct{ text, want string }{
+		{`{"hosts": [], "bogus": 1}`, `unknown field "bogus"`},
+		{`{"hosts": [{"name": "a", "nic": 2}]}`, `unknown field "nic"`},
+		{strings.Replace(minimal, `"delay_ns": 100`, `"delay_ns": 100, "faults": {"los": 0.1}`, 1), `unknown field "los"`},
+		{strings.Replace(minimal, `"size": 1`, `"size": 1, "sizes": 2`, 1), `unknown field "sizes"`},
+		{strings.Replace(minimal, `"delay_ns": 100`, `"delay_ns": "100ns"`, 1), `links.delay_ns`},
+		{minimal + `{}`, "trailing data"},
+		{`{"hosts": [`, "unexpected EOF"},
+		{`{"hosts": []}`, "hosts: at least one host"},
+		{`{"hosts": [{"name": "a"}, {"name": "a"}]}`, `hosts[1].name: "a" is used twice`},
+		{`{"hosts": [{"name": "a", "mac": "02:00"}]}`, "hosts[0].mac"},
+		{`{"hosts": [{"name": "a", "ip": "::1"}]}`, "hosts[0].ip"},
+		{strings.Replace(minimal, `"b": "b"`, `"b": "c"`, 1), `links[0].b: "c" is not a host or the switch`},
+		{strings.Replace(minimal, `"bandwidth_gbps": 10`, `"bandwidth_gbps": 0`, 1), "links[0].bandwidth_gbps"},
+		{strings.Replace(minimal, `"delay_ns": 100`, `"delay_ns": -1`, 1), "links[0].delay_ns"},
+		{strings.Replace(minimal, `"delay_ns": 100`, `"delay_ns": 100, "faults": {"loss": 1.5}`, 1), "links[0].faults: fault Loss = 1.5"},
+		{strings.Replace(minimal, `"delay_ns": 100`, `"delay_ns": 100, "b_to_a": {"corrupt": -0.1}`, 1), "links[0].b_to_a"},
+		{strings.Replace(minimal, `"delay_ns": 100`, `"delay_ns": 100, "dead": [{"from_ns": 5, "to_ns": 3}]`, 1), "links[0].dead[0].to_ns"},
+		{strings.Replace(minimal, `"delay_ns": 100`, `"delay_ns": 100, "dead": [{"from_ns": 5, "dir": "up"}]`, 1), "links[0].dead[0].dir"},
+		{strings.Replace(minimal, `"links": [`, `"links": [{"a": "a", "b": "b", "bandwidth_gbps": 1}, `, 1), "a second link"},
+		{`{"hosts": [{"name": "a"}, {"name": "b"}, {"name": "c"}], "links": [{"a": "a", "b": "b", "bandwidth_gbps": 1}, {"a": "c", "b": "a", "bandwidth_gbps": 1}]}`, `host "a" already has a link`},
+		{`{"hosts": [{"name": "a"}, {"name": "b"}], "links": [], "qps": [{"from": "a", "to": "b"}]}`, `qps[0]: no path from "a" to "b"`},
+		{strings.Replace(minimal, `"to": "b"`, `"to": "a"`, 1), "qps[0]: from and to are the same host"},
+		{strings.Replace(minimal, `"to": "b"`, `"to": "b", "mtu": 1500`, 1), "qps[0].mtu: 1500"},
+		{strings.Replace(minimal, `"to": "b"`, `"to": "b", "timeout": 32`, 1), "qps[0].timeout"},
+		{strings.Replace(minimal, `"to": "b"`, `"to": "b", "retry_cnt": 8`, 1), "qps[0].retry_cnt"},
+		{strings.Replace(minimal, `"to": "b"`, `"to": "b", "rnr_retry": 9`, 1), "qps[0].rnr_retry"},
+		{strings.Replace(minimal, `"to": "b"`, `"to": "b", "min_rnr_timer": 40`, 1), "qps[0].min_rnr_timer"},
+		{strings.Replace(minimal, `"to": "b"`, `"to": "b", "ord": 129`, 1), "qps[0].ord"},
+		{strings.Replace(minimal, `"to": "b"`, `"to": "b", "sq_psn": 16777216`, 1), "PSNs are 24 bits"},
+		{strings.Replace(minimal, `"to": "b"`, `"to": "b", "timeout": -1`, 1), "qps.timeout"},
+		{strings.Replace(minimal, `"count": 1, "size": 1`, `"op": "flush"`, 1), `qps[0].work.op: "flush"`},
+		{strings.Replace(minimal, `"count": 1, "size": 1`, `"size": 10, "size_max": 5`, 1), "qps[0].work.size_max"},
+		{strings.Replace(minimal, `"count": 1, "size": 1`, `"size": 2147483649`, 1), "qps[0].work.size"},
+		{strings.Replace(minimal, `"count": 1, "size": 1`, `"op": "write", "mix": {"read": 1}`, 1), "qps[0].work.mix"},
+		{strings.Replace(minimal, `"count": 1, "size": 1`, `"wrs": [{"op": "mix"}]`, 1), "qps[0].work.wrs[0].op"},
+		{strings.Replace(minimal, `"count": 1, "size": 1`, `"size": 5, "wrs": [{"op": "read"}]`, 1), "leave out op, size"},
+		{strings.Replace(minimal, `"to": "b", "work": {"count": 1, "size": 1}`, `"to": "b", "ord": 0, "work": {"op": "read"}`, 1), "needs ord > 0"},
+		{`{"hosts": [{"name": "sw"}], "switch": {"name": "sw"}}`, `switch.name: "sw" is also a host`},
+	} {
+		_, err := ParseScenario([]byte(c.text))
+		if assert.Error(t, err, c.text) {
+			assert.Contains(t, err.Error(), c.want, c.text)
+		}
+	}
+}
+
+// The default scenario, and every scenario, survives MarshalIndent and
+// ParseScenario unchanged.
+func TestScenarioRoundTrip(t *testing.T) {
+	sc := DefaultScenario()
+	require.NoError(t, sc.Validate())
+	back, err := ParseScenario(sc.MarshalIndent())
+	require.NoError(t, err)
+	assert.Equal(t, sc, back)
+	assert.Equal(t, sc, sc.Clone())
+	files, _ := filepath.Glob("testdata/*.json")
+	for _, f := range files {
+		sc, err := LoadScenario(f)
+		require.NoError(t, err, f)
+		back, err := ParseScenario(sc.MarshalIndent())
+		require.NoError(t, err, f)
+		assert.Equal(t, sc, back, f)
+	}
+}
+
+// The example scenarios in testdata run to completion with their data
+// intact; each shows what it is for.
+func TestScenarioFiles(t *testing.T) {
+	check := map[string]func(t *testing.T, s *Summary){
+		"incast.json": func(t *testing.T, s *Summary) {
+			assert.Equal(t, uint64(1200), s.WRCompleted["SUCCESS"])
+			assert.NotZero(t, s.Network.Drops["queue"])
+			assert.NotZero(t, s.Network.ECNMarked)
+		},
+		"lossy-mix.json": func(t *testing.T, s *Summary) {
+			assert.Equal(t, uint64(1200), s.WRCompleted["SUCCESS"])
+			assert.NotZero(t, s.Network.Drops["burst"])
+			assert.NotZero(t, s.ICRCErrors)
+			assert.NotZero(t, s.Network.Reordered)
+			assert.NotZero(t, s.RecvCompleted["SUCCESS"])
+		},
+		"dead-link.json": func(t *testing.T, s *Summary) {
+			assert.Equal(t, uint64(1), s.WRCompleted["RETRY_EXC_ERR"])
+			assert.Equal(t, uint64(4), s.Timeouts)
+			assert.Equal(t, uint64(100), s.WRCompleted["SUCCESS"]+s.WRCompleted["RETRY_EXC_ERR"]+s.WRCompleted["WR_FLUSH_ERR"])
+		},
+		"rnr.json": func(t *testing.T, s *Summary) {
+			assert.Equal(t, uint64(300), s.WRCompleted["SUCCESS"])
+			assert.Equal(t, uint64(200), s.RecvCompleted["SUCCESS"])
+			assert.NotZero(t, s.RNRNAKs)
+		},
+		"flap.json": func(t *testing.T, s *Summary) {
+			assert.Equal(t, uint64(400), s.WRCompleted["SUCCESS"])
+			assert.NotZero(t, s.Network.Drops["dead"])
+			assert.NotZero(t, s.Timeouts)
+		},
+	}
+	files, err := filepath.Glob("testdata/*.json")
+	require.NoError(t, err)
+	require.Len(t, files, len(check))
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			sc, err := LoadScenario(f)
+			require.NoError(t, err)
+			sum := run(t, sc, Options{})
+			require.True(t, sum.Complete)
+			require.True(t, sum.DataIntegrityOK, sum.FirstFailure)
+			require.True(t, sum.CompletionOrderOK)
+			check[filepath.Base(f)](t, sum)
+		})
+	}
+}
+
+func TestLoadScenarioErrors(t *testing.T) {
+	_, err := LoadScenario(filepath.Join(t.TempDir(), "missing.json"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	p := filepath.Join(t.TempDir(), "bad.json")
+	require.NoError(t, os.WriteFile(p, []byte(`{"hostz": []}`), 0o644))
+	_, err = LoadScenario(p)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "bad.json")
+	assert.Contains(t, err.Error(), `unknown field "hostz"`)
+}
+
+// A scenario whose buffers would not fit is refused before anything is
+// allocated.
+func TestMemoryLimit(t *testing.T) {
+	sc := twoHosts(false, nil, QPSpec{Count: 1000, Outstanding: 64, Work: WorkSpec{Count: 1, Size: 1 << 30}})
+	_, err := New(sc, Options{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "GiB")
+}
