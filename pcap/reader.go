@@ -62,10 +62,15 @@ type Record struct {
 // Network strips the record's link layer: Network(r.LinkType, r.Data).
 func (r *Record) Network() (Payload, error) { return Network(r.LinkType, r.Data) }
 
+// bufSize is the read buffer: records that fit it are handed out as views
+// into it, without a copy.
+const bufSize = 1 << 20
+
 // Reader reads records from a capture file as a stream, in constant memory:
 // one buffer grown to the largest record, one Record reused.
 type Reader struct {
-	src    *bufio.Reader
+	src    source
+	unmap  func() error // releases a memory-mapped file; nil otherwise
 	gz     *gzip.Reader
 	file   *os.File // closed by Close; nil for standard input and NewReader
 	format Format
@@ -97,6 +102,16 @@ func Open(path string) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
+	if data, unmap, ok := mapFile(f); ok {
+		r, err := newReader(&memSource{b: data})
+		if err != nil {
+			unmap()
+			f.Close()
+			return nil, err
+		}
+		r.file, r.unmap = f, unmap
+		return r, nil
+	}
 	r, err := NewReader(f)
 	if err != nil {
 		f.Close()
@@ -106,11 +121,68 @@ func Open(path string) (*Reader, error) {
 	return r, nil
 }
 
+// source is what the Reader reads from: a bufio.Reader over a stream, or a
+// memSource over a memory-mapped file.
+type source interface {
+	io.Reader
+	Peek(n int) ([]byte, error)
+	Discard(n int) (int, error)
+	Size() int
+}
+
+// memSource reads from a byte slice (a memory-mapped file): Peek hands out
+// views of any length, so no record is copied.
+type memSource struct {
+	b        []byte
+	pos      int
+	released int // data[:released] has been handed back to the kernel
+}
+
+// releaseLag is how far behind the read position pages are released: views
+// of recent records are normally still in use (by a pipeline of batches);
+// older ones stay valid, only slower to touch again.
+const releaseLag = 8 << 20
+
+func (m *memSource) Read(p []byte) (int, error) {
+	if m.pos >= len(m.b) {
+		return 0, io.EOF
+	}
+	n := copy(p, m.b[m.pos:])
+	m.pos += n
+	return n, nil
+}
+
+func (m *memSource) Peek(n int) ([]byte, error) {
+	if rest := len(m.b) - m.pos; n > rest {
+		return m.b[m.pos:], io.EOF
+	}
+	return m.b[m.pos : m.pos+n : m.pos+n], nil
+}
+
+func (m *memSource) Discard(n int) (int, error) {
+	if rest := len(m.b) - m.pos; n > rest {
+		m.pos = len(m.b)
+		return rest, io.EOF
+	}
+	m.pos += n
+	if m.pos-m.released >= 2*releaseLag {
+		m.released = m.pos - releaseLag
+		releaseBehind(m.b, m.released)
+	}
+	return n, nil
+}
+
+func (m *memSource) Size() int { return len(m.b) }
+
 // NewReader reads the file header from src (pcap, pcapng, or either
 // gzip-compressed, recognised by their magic numbers) and returns a Reader
 // positioned at the first record.
 func NewReader(src io.Reader) (*Reader, error) {
-	r := &Reader{src: bufio.NewReaderSize(src, 64<<10)}
+	return newReader(bufio.NewReaderSize(src, bufSize))
+}
+
+func newReader(src source) (*Reader, error) {
+	r := &Reader{src: src}
 	if m, _ := r.src.Peek(2); len(m) == 2 && m[0] == 0x1F && m[1] == 0x8B {
 		gz, err := gzip.NewReader(r.src)
 		if err != nil {
@@ -120,7 +192,7 @@ func NewReader(src io.Reader) (*Reader, error) {
 			return nil, &FileError{Err: err, Detail: "gzip header"}
 		}
 		r.gz = gz
-		r.src = bufio.NewReaderSize(gz, 64<<10)
+		r.src = bufio.NewReaderSize(gz, bufSize)
 	}
 	n, err := io.ReadFull(r.src, r.hdr[:4])
 	r.off += int64(n)
@@ -178,6 +250,11 @@ func (r *Reader) readPcapHeader(order binary.ByteOrder, nano bool) error {
 	return nil
 }
 
+// Mapped reports whether every Record.Data stays valid until Close, not only
+// until the next call to Next: true for a memory-mapped classic pcap file,
+// whose records are handed out in place.
+func (r *Reader) Mapped() bool { return r.unmap != nil && r.format == FormatPcap }
+
 // Format returns the file's format.
 func (r *Reader) Format() Format { return r.format }
 
@@ -187,6 +264,12 @@ func (r *Reader) Close() error {
 	var err error
 	if r.gz != nil {
 		err = r.gz.Close()
+	}
+	if r.unmap != nil {
+		if e := r.unmap(); err == nil {
+			err = e
+		}
+		r.unmap = nil
 	}
 	if r.file != nil {
 		if e := r.file.Close(); err == nil {
@@ -287,6 +370,29 @@ func (r *Reader) skip(n int64) (int64, error) {
 
 func (r *Reader) nextPcap() error {
 	off := r.off
+	// Fast path: the record header and data are already buffered (or fit the
+	// buffer): hand out a view into the bufio buffer, valid until the next
+	// call, instead of copying the frame out of it.
+	if h, err := r.src.Peek(16); err == nil {
+		o := r.order
+		caplen := o.Uint32(h[8:12])
+		if n := 16 + int(caplen); caplen <= MaxRecordLen && n <= r.src.Size() {
+			if b, err := r.src.Peek(n); err == nil {
+				sec, frac, orig := o.Uint32(b[0:4]), o.Uint32(b[4:8]), o.Uint32(b[12:16])
+				if err := r.checkLen(off, caplen, r.snaplen); err != nil {
+					return err
+				}
+				r.src.Discard(n)
+				r.off += int64(n)
+				nsec := int64(frac)
+				if !r.nano {
+					nsec *= 1000
+				}
+				r.setRecord(off, true, int64(sec), nsec, b[16:n:n], orig, r.link, 0)
+				return nil
+			}
+		}
+	}
 	n, err := r.read(r.hdr[:16])
 	if err != nil {
 		if err == io.EOF {

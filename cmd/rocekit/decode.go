@@ -85,7 +85,7 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 	}
 	out := bufio.NewWriterSize(stdout, 1<<16)
 	defer out.Flush()
-	d := newDecoder(&cfg, out)
+	d := newPipeline(&cfg, out)
 	status := 0
 	for _, name := range files {
 		if err := d.file(name, len(files) > 1); err != nil {
@@ -208,101 +208,44 @@ type crcResult struct {
 	want, got uint32
 }
 
-// decoder runs frames through decoding, checks, selection and output.
-type decoder struct {
-	cfg  *decodeConfig
-	out  *bufio.Writer
-	fi   frameInfo
-	buf  []byte
-	conv convTracker
-}
-
-func newDecoder(cfg *decodeConfig, out *bufio.Writer) *decoder {
-	d := &decoder{cfg: cfg, out: out, buf: make([]byte, 0, 4096)}
-	d.fi.f.Ports = cfg.ports
-	d.conv = newConvTracker(cfg.pmtu)
-	return d
-}
-
-func (d *decoder) file(name string, many bool) error {
-	r, err := pcap.Open(name)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	if !many {
-		name = ""
-	}
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if d.cfg.last > 0 && rec.Index > d.cfg.last {
-			// Keep reading? No: the range is over; but the file must still
-			// be read to the end to report damage. Read on without output.
-			continue
-		}
-		d.frame(rec, name)
-	}
-}
-
-func (d *decoder) frame(rec *pcap.Record, file string) {
-	fi := &d.fi
-	fi.rec, fi.file = rec, file
+// decodeFrame decodes fi.rec into fi.f and checks its ICRC and VCRC.
+func decodeFrame(fi *frameInfo, ports []uint16) {
 	fi.linkErr, fi.err = nil, nil
 	fi.icrc, fi.vcrc = crcResult{}, crcResult{}
-	fi.warnings = fi.warnings[:0]
-	p, err := rec.Network()
+	p, err := fi.rec.Network()
 	if err != nil {
 		fi.linkErr = err
-		fi.f = packet.Frame{Ports: d.cfg.ports}
-	} else {
-		switch p.Layer {
-		case pcap.LayerEthernet:
-			fi.err = fi.f.DecodeEthernet(p.Data)
-		case pcap.LayerIPv4, pcap.LayerIPv6:
-			fi.err = fi.f.DecodeIP(p.Data)
-		case pcap.LayerEtherType:
-			fi.err = fi.f.DecodeEtherType(p.EtherType, p.Data)
-		case pcap.LayerInfiniBand:
-			fi.err = fi.f.DecodeIB(p.Data)
-		}
+		fi.f = packet.Frame{Ports: ports}
+		return
 	}
+	switch p.Layer {
+	case pcap.LayerEthernet:
+		fi.err = fi.f.DecodeEthernet(p.Data)
+	case pcap.LayerIPv4, pcap.LayerIPv6:
+		fi.err = fi.f.DecodeIP(p.Data)
+	case pcap.LayerEtherType:
+		fi.err = fi.f.DecodeEtherType(p.EtherType, p.Data)
+	case pcap.LayerInfiniBand:
+		fi.err = fi.f.DecodeIB(p.Data)
+	}
+}
+
+// checkFrame fills in the ICRC and VCRC results of a decoded frame.
+func checkFrame(fi *frameInfo) {
 	f := &fi.f
 	if f.Network() != nil && f.Transport.ICRC != nil {
-		ok, want, got, err := f.CheckICRC()
-		if err == nil {
+		if ok, want, got, err := f.CheckICRC(); err == nil {
 			fi.icrc = crcResult{true, ok, want, got}
 		}
 	}
 	if f.VCRC != nil {
-		ok, want, got, err := f.CheckVCRC()
-		if err == nil {
+		if ok, want, got, err := f.CheckVCRC(); err == nil {
 			fi.vcrc = crcResult{true, ok, uint32(want), uint32(got)}
 		}
 	}
-	fi.warnings = d.conv.observe(fi, fi.warnings)
-	if !d.selected(fi) || d.cfg.summary {
-		return
-	}
-	d.buf = d.buf[:0]
-	switch {
-	case d.cfg.format == "json":
-		d.buf = appendJSON(d.buf, fi)
-	case d.cfg.verbose:
-		d.buf = appendVerbose(d.buf, fi)
-	default:
-		d.buf = appendLine(d.buf, fi)
-	}
-	d.out.Write(d.buf)
 }
 
-func (d *decoder) selected(fi *frameInfo) bool {
-	c := d.cfg
+func (c *decodeConfig) selected(fi *frameInfo) bool {
 	if fi.rec.Index < c.first || (c.last > 0 && fi.rec.Index > c.last) {
 		return false
 	}
@@ -326,7 +269,13 @@ func (d *decoder) selected(fi *frameInfo) bool {
 	return true
 }
 
-func (d *decoder) writeSummary() {
-	d.buf = d.conv.appendSummary(d.buf[:0], d.cfg.format == "json")
-	d.out.Write(d.buf)
+// render appends the selected output form of one frame.
+func (c *decodeConfig) render(b []byte, fi *frameInfo) []byte {
+	switch {
+	case c.format == "json":
+		return appendJSON(b, fi)
+	case c.verbose:
+		return appendVerbose(b, fi)
+	}
+	return appendLine(b, fi)
 }

@@ -2,14 +2,18 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rocekit/rocekit/internal/oracle"
+	"github.com/rocekit/rocekit/pcap"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -233,4 +237,68 @@ func TestDecodeExitCodes(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Equal(t, 2, strings.Count(out, "\n"), out)
 	assert.Contains(t, errs, "record 3")
+}
+
+// The same frames give the same output whatever the container: classic pcap
+// read in place (memory-mapped), pcapng and gzip read as streams (records
+// copied into the pipeline's batches), and standard input. The file is
+// repeated so several batches are in flight at once.
+func TestDecodeSameOutputForEveryContainer(t *testing.T) {
+	dir := oracle.Captures(t)
+	r, err := pcap.Open(filepath.Join(dir, "oferby-proxy_roce.pcap"))
+	require.NoError(t, err)
+	defer r.Close()
+	type rec struct {
+		ts   time.Time
+		data []byte
+	}
+	var recs []rec
+	for {
+		x, err := r.Next()
+		if err != nil {
+			break
+		}
+		recs = append(recs, rec{x.Time, append([]byte(nil), x.Data...)})
+	}
+	tmp := t.TempDir()
+	write := func(name string, f pcap.Format, gz bool) string {
+		var buf bytes.Buffer
+		var w io.Writer = &buf
+		var zw *gzip.Writer
+		if gz {
+			zw = gzip.NewWriter(&buf)
+			w = zw
+		}
+		pw, err := pcap.NewWriter(w, f, pcap.LinkTypeEthernet)
+		require.NoError(t, err)
+		for i := 0; i < 5; i++ {
+			for _, x := range recs {
+				require.NoError(t, pw.WritePacket(x.ts, x.data))
+			}
+		}
+		require.NoError(t, pw.Flush())
+		if zw != nil {
+			require.NoError(t, zw.Close())
+		}
+		p := filepath.Join(tmp, name)
+		require.NoError(t, os.WriteFile(p, buf.Bytes(), 0o644))
+		return p
+	}
+	base := write("a.pcap", pcap.FormatPcap, false)
+	code, want, _ := runCLI(t, "decode", "--format", "json", "--port", "69", base)
+	require.Equal(t, 0, code)
+	require.Equal(t, 5*len(recs), strings.Count(want, "\n"))
+	for _, p := range []string{
+		write("b.pcapng", pcap.FormatPcapng, false),
+		write("c.pcap.gz", pcap.FormatPcap, true),
+		write("d.pcapng.gz", pcap.FormatPcapng, true),
+	} {
+		code, got, errs := runCLI(t, "decode", "--format", "json", "--port", "69", p)
+		require.Equal(t, 0, code, errs)
+		assert.Equal(t, want, got, p)
+	}
+	t.Setenv("ROCEKIT_NO_MMAP", "1")
+	code, got, _ := runCLI(t, "decode", "--format", "json", "--port", "69", base)
+	require.Equal(t, 0, code)
+	assert.Equal(t, want, got, "read as a stream")
 }

@@ -9,25 +9,6 @@ import (
 	"github.com/rocekit/rocekit/packet"
 )
 
-// jsonObj appends a JSON object key by key, tracking commas.
-type jsonObj struct {
-	b     []byte
-	first bool
-}
-
-func (o *jsonObj) open()  { o.b = append(o.b, '{'); o.first = true }
-func (o *jsonObj) close() { o.b = append(o.b, '}'); o.first = false }
-func (o *jsonObj) key(k string) {
-	b := o.b
-	if !o.first {
-		b = append(b, ',')
-	}
-	o.first = false
-	b = append(b, '"')
-	b = append(b, k...)
-	o.b = append(b, '"', ':')
-}
-
 // secondCache remembers the formatted date and time of the last whole
 // second seen: captures are in time order, so formatting a timestamp is
 // mostly appending nine digits of nanoseconds.
@@ -53,11 +34,6 @@ func appendRFC3339Nano(b []byte, t time.Time) []byte {
 	b = append(b, d[:]...)
 	return append(b, 'Z')
 }
-func (o *jsonObj) uint(k string, v uint64) { o.key(k); o.b = strconv.AppendUint(o.b, v, 10) }
-func (o *jsonObj) int(k string, v int64)   { o.key(k); o.b = strconv.AppendInt(o.b, v, 10) }
-func (o *jsonObj) bool(k string, v bool)   { o.key(k); o.b = strconv.AppendBool(o.b, v) }
-func (o *jsonObj) str(k, v string)         { o.key(k); o.b = appendJSONString(o.b, v) }
-func (o *jsonObj) obj(k string)            { o.key(k); o.open() }
 
 func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
@@ -93,253 +69,238 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
+// The frame objects below are written with keys rendered ahead of time
+// (`,"psn":`), one append per key: the shape of each header's object is
+// fixed, so no per-key bookkeeping is needed.
+
+func u(b []byte, key string, v uint64) []byte {
+	b = append(b, key...)
+	return strconv.AppendUint(b, v, 10)
+}
+
+func bl(b []byte, key string, v bool) []byte {
+	b = append(b, key...)
+	if v {
+		return append(b, "true"...)
+	}
+	return append(b, "false"...)
+}
+
+func qs(b []byte, key, v string) []byte {
+	b = append(b, key...)
+	return appendJSONString(b, v)
+}
+
 // appendJSON writes one frame as a JSON object on one line. Keys follow
 // Wireshark's infiniband.* field names.
 func appendJSON(b []byte, fi *frameInfo) []byte {
-	o := jsonObj{b: b}
 	f := &fi.f
-	o.open()
+	b = append(b, '{')
 	if fi.file != "" {
-		o.str("file", fi.file)
+		b = qs(b, `"file":`, fi.file)
+		b = append(b, ',')
 	}
-	o.int("frame", int64(fi.rec.Index))
+	b = u(b, `"frame":`, uint64(fi.rec.Index))
 	if !fi.rec.Time.IsZero() {
-		o.key("time")
-		o.b = append(o.b, '"')
-		o.b = appendRFC3339Nano(o.b, fi.rec.Time)
-		o.b = append(o.b, '"')
+		b = append(b, `,"time":"`...)
+		b = appendRFC3339Nano(b, fi.rec.Time)
+		b = append(b, '"')
 	}
-	o.int("len", int64(fi.rec.OrigLen))
+	b = u(b, `,"len":`, uint64(fi.rec.OrigLen))
 	if fi.rec.CapLen != fi.rec.OrigLen {
-		o.int("caplen", int64(fi.rec.CapLen))
+		b = u(b, `,"caplen":`, uint64(fi.rec.CapLen))
 	}
 	if f.Eth != nil {
-		o.obj("eth")
-		o.key("dst")
-		o.b = append(o.b, '"')
-		o.b = appendMAC(o.b, f.Eth[0:6])
-		o.b = append(o.b, '"')
-		o.key("src")
-		o.b = append(o.b, '"')
-		o.b = appendMAC(o.b, f.Eth[6:12])
-		o.b = append(o.b, '"')
-		o.uint("type", uint64(f.EtherType))
-		o.close()
+		b = append(b, `,"eth":{"dst":"`...)
+		b = appendMAC(b, f.Eth[0:6])
+		b = append(b, `","src":"`...)
+		b = appendMAC(b, f.Eth[6:12])
+		b = u(b, `","type":`, uint64(f.EtherType))
+		b = append(b, '}')
 	}
 	if f.NVLAN > 0 {
-		o.key("vlan")
-		o.b = append(o.b, '[')
+		b = append(b, `,"vlan":[`...)
 		for i := 0; i < f.NVLAN; i++ {
 			if i > 0 {
-				o.b = append(o.b, ',')
+				b = append(b, ',')
 			}
 			v := f.VLANs[i]
-			o.open()
-			o.uint("pcp", uint64(v.PCP()))
-			o.bool("dei", v.DEI())
-			o.uint("vid", uint64(v.VID()))
-			o.close()
+			b = u(b, `{"pcp":`, uint64(v.PCP()))
+			b = bl(b, `,"dei":`, v.DEI())
+			b = u(b, `,"vid":`, uint64(v.VID()))
+			b = append(b, '}')
 		}
-		o.b = append(o.b, ']')
+		b = append(b, ']')
 	}
 	if h := f.IPv4; h != nil {
-		o.obj("ipv4")
-		o.key("src")
-		o.b = append(o.b, '"')
-		o.b = h.Src().AppendTo(o.b)
-		o.b = append(o.b, '"')
-		o.key("dst")
-		o.b = append(o.b, '"')
-		o.b = h.Dst().AppendTo(o.b)
-		o.b = append(o.b, '"')
-		o.uint("dsfield_dscp", uint64(h.DSCP()))
-		o.uint("dsfield_ecn", uint64(h.ECN()))
-		o.uint("len", uint64(h.TotalLength()))
-		o.uint("id", uint64(h.ID()))
-		o.bool("flags_df", h.DF())
-		o.uint("ttl", uint64(h.TTL()))
-		o.uint("proto", uint64(h.Protocol()))
-		o.uint("checksum", uint64(h.Checksum()))
-		o.close()
+		b = append(b, `,"ipv4":{"src":"`...)
+		b = h.Src().AppendTo(b)
+		b = append(b, `","dst":"`...)
+		b = h.Dst().AppendTo(b)
+		b = u(b, `","dsfield_dscp":`, uint64(h.DSCP()))
+		b = u(b, `,"dsfield_ecn":`, uint64(h.ECN()))
+		b = u(b, `,"len":`, uint64(h.TotalLength()))
+		b = u(b, `,"id":`, uint64(h.ID()))
+		b = bl(b, `,"flags_df":`, h.DF())
+		b = u(b, `,"ttl":`, uint64(h.TTL()))
+		b = u(b, `,"proto":`, uint64(h.Protocol()))
+		b = u(b, `,"checksum":`, uint64(h.Checksum()))
+		b = append(b, '}')
 	}
 	if h := f.IPv6; h != nil {
-		o.obj("ipv6")
-		o.key("src")
-		o.b = append(o.b, '"')
-		o.b = h.Src().AppendTo(o.b)
-		o.b = append(o.b, '"')
-		o.key("dst")
-		o.b = append(o.b, '"')
-		o.b = h.Dst().AppendTo(o.b)
-		o.b = append(o.b, '"')
-		o.uint("tclass", uint64(h.TrafficClass()))
-		o.uint("flow", uint64(h.FlowLabel()))
-		o.uint("plen", uint64(h.PayloadLength()))
-		o.uint("nxt", uint64(h.NextHeader()))
-		o.uint("hlim", uint64(h.HopLimit()))
-		o.close()
+		b = append(b, `,"ipv6":{"src":"`...)
+		b = h.Src().AppendTo(b)
+		b = append(b, `","dst":"`...)
+		b = h.Dst().AppendTo(b)
+		b = u(b, `","tclass":`, uint64(h.TrafficClass()))
+		b = u(b, `,"flow":`, uint64(h.FlowLabel()))
+		b = u(b, `,"plen":`, uint64(h.PayloadLength()))
+		b = u(b, `,"nxt":`, uint64(h.NextHeader()))
+		b = u(b, `,"hlim":`, uint64(h.HopLimit()))
+		b = append(b, '}')
 	}
 	if h := f.UDP; h != nil {
-		o.obj("udp")
-		o.uint("srcport", uint64(h.SrcPort()))
-		o.uint("dstport", uint64(h.DstPort()))
-		o.uint("length", uint64(h.Length()))
-		o.uint("checksum", uint64(h.Checksum()))
-		o.close()
+		b = u(b, `,"udp":{"srcport":`, uint64(h.SrcPort()))
+		b = u(b, `,"dstport":`, uint64(h.DstPort()))
+		b = u(b, `,"length":`, uint64(h.Length()))
+		b = u(b, `,"checksum":`, uint64(h.Checksum()))
+		b = append(b, '}')
 	}
 	if h := f.LRH; h != nil {
-		o.obj("lrh")
-		o.uint("vl", uint64(h.VL()))
-		o.uint("lver", uint64(h.LVer()))
-		o.uint("sl", uint64(h.SL()))
-		o.uint("lnh", uint64(h.LNH()))
-		o.uint("dlid", uint64(h.DLID()))
-		o.uint("pktlen", uint64(h.PktLen()))
-		o.uint("slid", uint64(h.SLID()))
-		o.close()
+		b = u(b, `,"lrh":{"vl":`, uint64(h.VL()))
+		b = u(b, `,"lver":`, uint64(h.LVer()))
+		b = u(b, `,"sl":`, uint64(h.SL()))
+		b = u(b, `,"lnh":`, uint64(h.LNH()))
+		b = u(b, `,"dlid":`, uint64(h.DLID()))
+		b = u(b, `,"pktlen":`, uint64(h.PktLen()))
+		b = u(b, `,"slid":`, uint64(h.SLID()))
+		b = append(b, '}')
 	}
 	if h := f.GRH; h != nil {
-		o.obj("grh")
-		o.uint("ipver", uint64(h.IPVer()))
-		o.uint("tclass", uint64(h.TClass()))
-		o.uint("flowlabel", uint64(h.FlowLabel()))
-		o.uint("paylen", uint64(h.PayLen()))
-		o.uint("nxthdr", uint64(h.NxtHdr()))
-		o.uint("hoplmt", uint64(h.HopLmt()))
-		o.key("sgid")
-		o.b = append(o.b, '"')
-		o.b = h.SGIDAddr().AppendTo(o.b)
-		o.b = append(o.b, '"')
-		o.key("dgid")
-		o.b = append(o.b, '"')
-		o.b = h.DGIDAddr().AppendTo(o.b)
-		o.b = append(o.b, '"')
-		o.close()
+		b = u(b, `,"grh":{"ipver":`, uint64(h.IPVer()))
+		b = u(b, `,"tclass":`, uint64(h.TClass()))
+		b = u(b, `,"flowlabel":`, uint64(h.FlowLabel()))
+		b = u(b, `,"paylen":`, uint64(h.PayLen()))
+		b = u(b, `,"nxthdr":`, uint64(h.NxtHdr()))
+		b = u(b, `,"hoplmt":`, uint64(h.HopLmt()))
+		b = append(b, `,"sgid":"`...)
+		b = h.SGIDAddr().AppendTo(b)
+		b = append(b, `","dgid":"`...)
+		b = h.DGIDAddr().AppendTo(b)
+		b = append(b, `"}`...)
 	}
-	appendTransportJSON(&o, &f.Transport)
+	b = appendTransportJSON(b, &f.Transport)
 	if fi.icrc.checked {
-		o.obj("icrc")
-		o.uint("value", uint64(icrcWire(fi.icrc.got)))
-		o.bool("valid", fi.icrc.ok)
+		b = u(b, `,"icrc":{"value":`, uint64(icrcWire(fi.icrc.got)))
+		b = bl(b, `,"valid":`, fi.icrc.ok)
 		if !fi.icrc.ok {
-			o.uint("expected", uint64(icrcWire(fi.icrc.want)))
+			b = u(b, `,"expected":`, uint64(icrcWire(fi.icrc.want)))
 		}
-		o.close()
+		b = append(b, '}')
 	}
 	if fi.vcrc.checked {
-		o.obj("vcrc")
-		o.uint("value", uint64(vcrcWire(fi.vcrc.got)))
-		o.bool("valid", fi.vcrc.ok)
+		b = u(b, `,"vcrc":{"value":`, uint64(vcrcWire(fi.vcrc.got)))
+		b = bl(b, `,"valid":`, fi.vcrc.ok)
 		if !fi.vcrc.ok {
-			o.uint("expected", uint64(vcrcWire(fi.vcrc.want)))
+			b = u(b, `,"expected":`, uint64(vcrcWire(fi.vcrc.want)))
 		}
-		o.close()
+		b = append(b, '}')
 	}
-	o.key("warnings")
-	o.b = append(o.b, '[')
+	b = append(b, `,"warnings":[`...)
 	for i, w := range fi.warnings {
 		if i > 0 {
-			o.b = append(o.b, ',')
+			b = append(b, ',')
 		}
-		o.b = appendJSONString(o.b, w)
+		b = appendJSONString(b, w)
 	}
-	o.b = append(o.b, ']')
+	b = append(b, ']')
 	if fi.err != nil {
-		o.str("error", fi.err.Error())
+		b = qs(b, `,"error":`, fi.err.Error())
 	} else if fi.linkErr != nil {
-		o.str("error", fi.linkErr.Error())
+		b = qs(b, `,"error":`, fi.linkErr.Error())
 	}
-	o.close()
-	return append(o.b, '\n')
+	return append(b, '}', '\n')
 }
 
-func appendTransportJSON(o *jsonObj, t *packet.Packet) {
+func appendTransportJSON(b []byte, t *packet.Packet) []byte {
 	if t.BTH == nil {
-		return
+		return b
 	}
 	h := t.BTH
-	o.obj("bth")
-	o.uint("opcode", uint64(h.Opcode()))
-	o.str("opcode_name", h.Opcode().String())
-	o.bool("se", h.SE())
-	o.bool("m", h.MigReq())
-	o.uint("padcnt", uint64(h.PadCnt()))
-	o.uint("tver", uint64(h.TVer()))
-	o.uint("p_key", uint64(h.PKey()))
-	o.bool("fecn", h.FECN())
-	o.bool("becn", h.BECN())
-	o.uint("resv6", uint64(h.Resv6()))
-	o.uint("destqp", uint64(h.DestQP()))
-	o.bool("a", h.AckReq())
-	o.uint("resv7", uint64(h.Resv7()))
-	o.uint("psn", uint64(h.PSN()))
-	o.close()
+	b = u(b, `,"bth":{"opcode":`, uint64(h.Opcode()))
+	b = qs(b, `,"opcode_name":`, h.Opcode().String())
+	b = bl(b, `,"se":`, h.SE())
+	b = bl(b, `,"m":`, h.MigReq())
+	b = u(b, `,"padcnt":`, uint64(h.PadCnt()))
+	b = u(b, `,"tver":`, uint64(h.TVer()))
+	b = u(b, `,"p_key":`, uint64(h.PKey()))
+	b = bl(b, `,"fecn":`, h.FECN())
+	b = bl(b, `,"becn":`, h.BECN())
+	b = u(b, `,"resv6":`, uint64(h.Resv6()))
+	b = u(b, `,"destqp":`, uint64(h.DestQP()))
+	b = bl(b, `,"a":`, h.AckReq())
+	b = u(b, `,"resv7":`, uint64(h.Resv7()))
+	b = u(b, `,"psn":`, uint64(h.PSN()))
+	b = append(b, '}')
 	if x := t.RDETH; x != nil {
-		o.obj("rdeth")
-		o.uint("eecnxt", uint64(x.EEContext()))
-		o.close()
+		b = u(b, `,"rdeth":{"eecnxt":`, uint64(x.EEContext()))
+		b = append(b, '}')
 	}
 	if x := t.DETH; x != nil {
-		o.obj("deth")
-		o.uint("q_key", uint64(x.QKey()))
-		o.uint("srcqp", uint64(x.SrcQP()))
-		o.close()
+		b = u(b, `,"deth":{"q_key":`, uint64(x.QKey()))
+		b = u(b, `,"srcqp":`, uint64(x.SrcQP()))
+		b = append(b, '}')
 	}
 	if x := t.XRCETH; x != nil {
-		o.obj("xrceth")
-		o.uint("xrcsrq", uint64(x.XRCSRQ()))
-		o.close()
+		b = u(b, `,"xrceth":{"xrcsrq":`, uint64(x.XRCSRQ()))
+		b = append(b, '}')
 	}
 	if x := t.RETH; x != nil {
-		o.obj("reth")
-		o.uint("va", x.VA())
-		o.uint("r_key", uint64(x.RKey()))
-		o.uint("dmalen", uint64(x.DMALen()))
-		o.close()
+		b = u(b, `,"reth":{"va":`, x.VA())
+		b = u(b, `,"r_key":`, uint64(x.RKey()))
+		b = u(b, `,"dmalen":`, uint64(x.DMALen()))
+		b = append(b, '}')
 	}
 	if x := t.AtomicETH; x != nil {
-		o.obj("atomiceth")
-		o.uint("va", x.VA())
-		o.uint("r_key", uint64(x.RKey()))
-		o.uint("swapdt", x.SwapAdd())
-		o.uint("cmpdt", x.Compare())
-		o.close()
+		b = u(b, `,"atomiceth":{"va":`, x.VA())
+		b = u(b, `,"r_key":`, uint64(x.RKey()))
+		b = u(b, `,"swapdt":`, x.SwapAdd())
+		b = u(b, `,"cmpdt":`, x.Compare())
+		b = append(b, '}')
 	}
 	if x := t.AETH; x != nil {
 		s := x.Syndrome()
-		o.obj("aeth")
-		o.uint("syndrome", uint64(s))
-		o.str("kind", s.Kind().String())
-		o.uint("msn", uint64(x.MSN()))
+		b = u(b, `,"aeth":{"syndrome":`, uint64(s))
+		b = qs(b, `,"kind":`, s.Kind().String())
+		b = u(b, `,"msn":`, uint64(x.MSN()))
 		switch s.Kind() {
 		case aeth.ACK:
-			o.uint("credit", uint64(s.CreditCode()))
+			b = u(b, `,"credit":`, uint64(s.CreditCode()))
 		case aeth.RNRNAK:
-			o.uint("rnr_timer", uint64(s.RNRTimer()))
+			b = u(b, `,"rnr_timer":`, uint64(s.RNRTimer()))
 		case aeth.NAK:
-			o.uint("nak_code", uint64(s.NAKCode()))
-			o.str("nak", s.NAKCode().String())
+			b = u(b, `,"nak_code":`, uint64(s.NAKCode()))
+			b = qs(b, `,"nak":`, s.NAKCode().String())
 		}
-		o.close()
+		b = append(b, '}')
 	}
 	if x := t.AtomicAckETH; x != nil {
-		o.obj("atomicacketh")
-		o.uint("origremdt", x.OrigRemDt())
-		o.close()
+		b = u(b, `,"atomicacketh":{"origremdt":`, x.OrigRemDt())
+		b = append(b, '}')
 	}
 	if x := t.ImmDt; x != nil {
-		o.uint("immdt", uint64(x.Imm()))
+		b = u(b, `,"immdt":`, uint64(x.Imm()))
 	}
 	if x := t.IETH; x != nil {
-		o.uint("ieth", uint64(x.RKey()))
+		b = u(b, `,"ieth":`, uint64(x.RKey()))
 	}
 	if x := t.FETH; x != nil {
-		o.obj("feth")
-		o.uint("sel", uint64(x.SEL()))
-		o.uint("plt", uint64(x.PLT()))
-		o.close()
+		b = u(b, `,"feth":{"sel":`, uint64(x.SEL()))
+		b = u(b, `,"plt":`, uint64(x.PLT()))
+		b = append(b, '}')
 	}
 	if t.ICRC != nil {
-		o.int("payload_len", int64(len(t.Payload)))
+		b = u(b, `,"payload_len":`, uint64(len(t.Payload)))
 	}
+	return b
 }

@@ -1,0 +1,9 @@
+//go:build !unix
+
+package pcap
+
+import "os"
+
+func mapFile(f *os.File) ([]byte, func() error, bool) { return nil, nil, false }
+
+func releaseBehind(data []byte, n int) {}
