@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocekit/rocekit"
 	"github.com/rocekit/rocekit/aeth"
+	"github.com/rocekit/rocekit/internal/hdrtest"
 	"github.com/rocekit/rocekit/proptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -72,18 +73,24 @@ func TestEveryFieldBits(t *testing.T) {
 	assert.Equal(t, "00123456", hex.EncodeToString(b))
 }
 
-func TestTruncated(t *testing.T) {
+var hdr = hdrtest.Header[aeth.AETH, aeth.Fields]{
+	Name:   "aeth",
+	Len:    aeth.Len,
+	New:    aeth.New,
+	Decode: aeth.AETH.Fields,
+	Encode: (*aeth.Fields).Encode,
+	Gen:    proptest.AETHFields(),
+}
+
+// TestShared runs the truncation and round-trip checks every header shares.
+func TestShared(t *testing.T) { hdr.All(t) }
+
+// The shared check encodes into Len-1 bytes only; this covers every shorter
+// length too.
+func TestEncodeTruncatedEveryLength(t *testing.T) {
 	for n := 0; n < aeth.Len; n++ {
-		_, err := aeth.New(make([]byte, n))
-		require.Error(t, err)
-		assert.True(t, errors.Is(err, rocekit.ErrTruncated))
-		var he *rocekit.HeaderError
-		require.True(t, errors.As(err, &he))
-		assert.Equal(t, "aeth", he.Header)
-		assert.Equal(t, aeth.Len, he.Need)
-		assert.Equal(t, n, he.Have)
 		f := aeth.Fields{MSN: 1}
-		assert.ErrorIs(t, f.Encode(make([]byte, n)), rocekit.ErrTruncated)
+		assert.ErrorIs(t, f.Encode(make([]byte, n)), rocekit.ErrTruncated, "%d bytes", n)
 	}
 }
 
@@ -361,41 +368,6 @@ func TestString(t *testing.T) {
 	assert.Equal(t, "AETH syndrome=0x2e (RNR_NAK timer=14 (1.28ms)) msn=7", f.String())
 	f = aeth.Fields{Syndrome: aeth.NAKSyndrome(aeth.InvalidRequest)}
 	assert.Equal(t, "AETH syndrome=0x61 (NAK INVALID_REQUEST) msn=0", f.String())
-}
-
-func TestRoundTripFields(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		f := proptest.AETHFields().Draw(t, "f")
-		b := make([]byte, aeth.Len)
-		if err := f.Encode(b); err != nil {
-			t.Fatal(err)
-		}
-		h, err := aeth.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h.Fields() != f {
-			t.Fatalf("got %v want %v", h.Fields(), f)
-		}
-	})
-}
-
-func TestRoundTripBytes(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		b := rapid.SliceOfN(rapid.Byte(), aeth.Len, aeth.Len).Draw(t, "b")
-		h, err := aeth.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := h.Fields()
-		out := make([]byte, aeth.Len)
-		if err := f.Encode(out); err != nil {
-			t.Fatal(err)
-		}
-		if string(out) != string(b) {
-			t.Fatalf("got %x want %x", out, b)
-		}
-	})
 }
 
 func TestValidSyndrome(t *testing.T) {

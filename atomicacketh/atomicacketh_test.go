@@ -1,17 +1,14 @@
 package atomicacketh_test
 
 import (
-	"bytes"
 	"encoding/hex"
-	"errors"
 	"testing"
 
-	"github.com/rocekit/rocekit"
 	"github.com/rocekit/rocekit/atomicacketh"
+	"github.com/rocekit/rocekit/internal/hdrtest"
 	"github.com/rocekit/rocekit/proptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"pgregory.net/rapid"
 )
 
 func unhex(t testing.TB, s string) []byte {
@@ -63,57 +60,17 @@ func TestEveryFieldBits(t *testing.T) {
 	assert.Equal(t, "0000000000000000", hex.EncodeToString(b))
 }
 
-func TestTruncated(t *testing.T) {
-	for n := 0; n < atomicacketh.Len; n++ {
-		_, err := atomicacketh.New(make([]byte, n))
-		require.Error(t, err)
-		assert.True(t, errors.Is(err, rocekit.ErrTruncated))
-		var he *rocekit.HeaderError
-		require.True(t, errors.As(err, &he))
-		assert.Equal(t, "atomicacketh", he.Header)
-		assert.Equal(t, atomicacketh.Len, he.Need)
-		assert.Equal(t, n, he.Have)
-	}
-	f := atomicacketh.Fields{OrigRemDt: 1}
-	short := bytes.Repeat([]byte{0xEE}, atomicacketh.Len-1)
-	assert.ErrorIs(t, f.Encode(short), rocekit.ErrTruncated)
-	assert.Equal(t, bytes.Repeat([]byte{0xEE}, atomicacketh.Len-1), short, "nothing written on error")
+var hdr = hdrtest.Header[atomicacketh.AtomicAckETH, atomicacketh.Fields]{
+	Name:   "atomicacketh",
+	Len:    atomicacketh.Len,
+	New:    atomicacketh.New,
+	Decode: atomicacketh.AtomicAckETH.Fields,
+	Encode: (*atomicacketh.Fields).Encode,
+	Gen:    proptest.AtomicAckETHFields(),
 }
 
-func TestRoundTripFields(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		f := proptest.AtomicAckETHFields().Draw(t, "f")
-		b := make([]byte, atomicacketh.Len)
-		if err := f.Encode(b); err != nil {
-			t.Fatal(err)
-		}
-		h, err := atomicacketh.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h.Fields() != f {
-			t.Fatalf("got %v want %v", h.Fields(), f)
-		}
-	})
-}
-
-func TestRoundTripBytes(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		b := rapid.SliceOfN(rapid.Byte(), atomicacketh.Len, atomicacketh.Len).Draw(t, "b")
-		h, err := atomicacketh.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := h.Fields()
-		out := make([]byte, atomicacketh.Len)
-		if err := f.Encode(out); err != nil {
-			t.Fatal(err)
-		}
-		if string(out) != string(b) {
-			t.Fatalf("got %x want %x", out, b)
-		}
-	})
-}
+// TestShared runs the truncation and round-trip checks every header shares.
+func TestShared(t *testing.T) { hdr.All(t) }
 
 func TestString(t *testing.T) {
 	f := atomicacketh.Fields{OrigRemDt: 5}

@@ -1,17 +1,14 @@
 package atomiceth_test
 
 import (
-	"bytes"
 	"encoding/hex"
-	"errors"
 	"testing"
 
-	"github.com/rocekit/rocekit"
 	"github.com/rocekit/rocekit/atomiceth"
+	"github.com/rocekit/rocekit/internal/hdrtest"
 	"github.com/rocekit/rocekit/proptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"pgregory.net/rapid"
 )
 
 func unhex(t testing.TB, s string) []byte {
@@ -80,57 +77,17 @@ func TestEveryFieldBits(t *testing.T) {
 	assert.Equal(t, uint64(0x8000000000000001), h.Compare())
 }
 
-func TestTruncated(t *testing.T) {
-	for n := 0; n < atomiceth.Len; n++ {
-		_, err := atomiceth.New(make([]byte, n))
-		require.Error(t, err)
-		assert.True(t, errors.Is(err, rocekit.ErrTruncated))
-		var he *rocekit.HeaderError
-		require.True(t, errors.As(err, &he))
-		assert.Equal(t, "atomiceth", he.Header)
-		assert.Equal(t, atomiceth.Len, he.Need)
-		assert.Equal(t, n, he.Have)
-	}
-	f := atomiceth.Fields{VA: 8, RKey: 1, SwapAdd: 1}
-	short := bytes.Repeat([]byte{0xEE}, atomiceth.Len-1)
-	assert.ErrorIs(t, f.Encode(short), rocekit.ErrTruncated)
-	assert.Equal(t, bytes.Repeat([]byte{0xEE}, atomiceth.Len-1), short, "nothing written on error")
+var hdr = hdrtest.Header[atomiceth.AtomicETH, atomiceth.Fields]{
+	Name:   "atomiceth",
+	Len:    atomiceth.Len,
+	New:    atomiceth.New,
+	Decode: atomiceth.AtomicETH.Fields,
+	Encode: (*atomiceth.Fields).Encode,
+	Gen:    proptest.AtomicETHFields(),
 }
 
-func TestRoundTripFields(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		f := proptest.AtomicETHFields().Draw(t, "f")
-		b := make([]byte, atomiceth.Len)
-		if err := f.Encode(b); err != nil {
-			t.Fatal(err)
-		}
-		h, err := atomiceth.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h.Fields() != f {
-			t.Fatalf("got %v want %v", h.Fields(), f)
-		}
-	})
-}
-
-func TestRoundTripBytes(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		b := rapid.SliceOfN(rapid.Byte(), atomiceth.Len, atomiceth.Len).Draw(t, "b")
-		h, err := atomiceth.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := h.Fields()
-		out := make([]byte, atomiceth.Len)
-		if err := f.Encode(out); err != nil {
-			t.Fatal(err)
-		}
-		if string(out) != string(b) {
-			t.Fatalf("got %x want %x", out, b)
-		}
-	})
-}
+// TestShared runs the truncation and round-trip checks every header shares.
+func TestShared(t *testing.T) { hdr.All(t) }
 
 func TestString(t *testing.T) {
 	f := atomiceth.Fields{VA: 0x00007f0012340008, RKey: 0x1234, SwapAdd: 1}

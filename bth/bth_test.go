@@ -2,16 +2,15 @@ package bth_test
 
 import (
 	"encoding/hex"
-	"errors"
 	"testing"
 
 	"github.com/rocekit/rocekit"
 	"github.com/rocekit/rocekit/bth"
+	"github.com/rocekit/rocekit/internal/hdrtest"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/proptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"pgregory.net/rapid"
 )
 
 func unhex(t testing.TB, s string) []byte {
@@ -73,20 +72,17 @@ func TestEveryFieldBits(t *testing.T) {
 	assert.Equal(t, "ab00123400fedcba00123456", hex.EncodeToString(b))
 }
 
-func TestTruncated(t *testing.T) {
-	for n := 0; n < bth.Len; n++ {
-		_, err := bth.New(make([]byte, n))
-		require.Error(t, err)
-		assert.True(t, errors.Is(err, rocekit.ErrTruncated))
-		var he *rocekit.HeaderError
-		require.True(t, errors.As(err, &he))
-		assert.Equal(t, "bth", he.Header)
-		assert.Equal(t, bth.Len, he.Need)
-		assert.Equal(t, n, he.Have)
-	}
-	f := bth.Fields{}
-	assert.ErrorIs(t, f.Encode(make([]byte, 11)), rocekit.ErrTruncated)
+var hdr = hdrtest.Header[bth.BTH, bth.Fields]{
+	Name:   "bth",
+	Len:    bth.Len,
+	New:    bth.New,
+	Decode: bth.BTH.Fields,
+	Encode: (*bth.Fields).Encode,
+	Gen:    proptest.BTHFields(),
 }
+
+// TestShared runs the truncation and round-trip checks every header shares.
+func TestShared(t *testing.T) { hdr.All(t) }
 
 func TestValidate(t *testing.T) {
 	b := unhex(t, "0450ffff0000001280000001")
@@ -110,41 +106,6 @@ func TestEncodeRejectsWideFields(t *testing.T) {
 		assert.ErrorIs(t, err, rocekit.ErrInvalid, "%+v", f)
 	}
 	assert.Equal(t, make([]byte, bth.Len), b, "nothing written on error")
-}
-
-func TestRoundTripFields(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		f := proptest.BTHFields().Draw(t, "f")
-		b := make([]byte, bth.Len)
-		if err := f.Encode(b); err != nil {
-			t.Fatal(err)
-		}
-		h, err := bth.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h.Fields() != f {
-			t.Fatalf("got %v want %v", h.Fields(), f)
-		}
-	})
-}
-
-func TestRoundTripBytes(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		b := rapid.SliceOfN(rapid.Byte(), bth.Len, bth.Len).Draw(t, "b")
-		h, err := bth.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := h.Fields()
-		out := make([]byte, bth.Len)
-		if err := f.Encode(out); err != nil {
-			t.Fatal(err)
-		}
-		if string(out) != string(b) {
-			t.Fatalf("got %x want %x", out, b)
-		}
-	})
 }
 
 func TestString(t *testing.T) {

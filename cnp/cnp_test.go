@@ -1,17 +1,16 @@
 package cnp_test
 
 import (
-	"bytes"
 	"encoding/hex"
 	"errors"
 	"testing"
 
 	"github.com/rocekit/rocekit"
 	"github.com/rocekit/rocekit/cnp"
+	"github.com/rocekit/rocekit/internal/hdrtest"
 	"github.com/rocekit/rocekit/proptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"pgregory.net/rapid"
 )
 
 func unhex(t testing.TB, s string) []byte {
@@ -87,22 +86,17 @@ func TestEveryFieldBits(t *testing.T) {
 	assert.Equal(t, "00000000000000000000000000000000", hex.EncodeToString(b))
 }
 
-func TestTruncated(t *testing.T) {
-	for n := 0; n < cnp.Len; n++ {
-		_, err := cnp.New(make([]byte, n))
-		require.Error(t, err)
-		assert.True(t, errors.Is(err, rocekit.ErrTruncated))
-		var he *rocekit.HeaderError
-		require.True(t, errors.As(err, &he))
-		assert.Equal(t, "cnp", he.Header)
-		assert.Equal(t, cnp.Len, he.Need)
-		assert.Equal(t, n, he.Have)
-	}
-	f := cnp.Fields{}
-	short := bytes.Repeat([]byte{0xEE}, cnp.Len-1)
-	assert.ErrorIs(t, f.Encode(short), rocekit.ErrTruncated)
-	assert.Equal(t, bytes.Repeat([]byte{0xEE}, cnp.Len-1), short, "nothing written on error")
+var hdr = hdrtest.Header[cnp.CNP, cnp.Fields]{
+	Name:   "cnp",
+	Len:    cnp.Len,
+	New:    cnp.New,
+	Decode: cnp.CNP.Fields,
+	Encode: (*cnp.Fields).Encode,
+	Gen:    proptest.CNPFields(),
 }
+
+// TestShared runs the truncation and round-trip checks every header shares.
+func TestShared(t *testing.T) { hdr.All(t) }
 
 func TestValidate(t *testing.T) {
 	for i := 0; i < cnp.Len; i++ {
@@ -120,41 +114,6 @@ func TestValidate(t *testing.T) {
 	}
 	h, _ := cnp.New(make([]byte, cnp.Len))
 	assert.NoError(t, h.Validate())
-}
-
-func TestRoundTripFields(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		f := proptest.CNPFields().Draw(t, "f")
-		b := make([]byte, cnp.Len)
-		if err := f.Encode(b); err != nil {
-			t.Fatal(err)
-		}
-		h, err := cnp.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h.Fields() != f {
-			t.Fatalf("got %v want %v", h.Fields(), f)
-		}
-	})
-}
-
-func TestRoundTripBytes(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		b := rapid.SliceOfN(rapid.Byte(), cnp.Len, cnp.Len).Draw(t, "b")
-		h, err := cnp.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := h.Fields()
-		out := make([]byte, cnp.Len)
-		if err := f.Encode(out); err != nil {
-			t.Fatal(err)
-		}
-		if string(out) != string(b) {
-			t.Fatalf("got %x want %x", out, b)
-		}
-	})
 }
 
 func TestString(t *testing.T) {

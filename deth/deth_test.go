@@ -1,17 +1,15 @@
 package deth_test
 
 import (
-	"bytes"
 	"encoding/hex"
-	"errors"
 	"testing"
 
 	"github.com/rocekit/rocekit"
 	"github.com/rocekit/rocekit/deth"
+	"github.com/rocekit/rocekit/internal/hdrtest"
 	"github.com/rocekit/rocekit/proptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"pgregory.net/rapid"
 )
 
 func unhex(t testing.TB, s string) []byte {
@@ -75,22 +73,17 @@ func TestEveryFieldBits(t *testing.T) {
 	assert.Equal(t, uint32(0x123456), h.SrcQP())
 }
 
-func TestTruncated(t *testing.T) {
-	for n := 0; n < deth.Len; n++ {
-		_, err := deth.New(make([]byte, n))
-		require.Error(t, err)
-		assert.True(t, errors.Is(err, rocekit.ErrTruncated))
-		var he *rocekit.HeaderError
-		require.True(t, errors.As(err, &he))
-		assert.Equal(t, "deth", he.Header)
-		assert.Equal(t, deth.Len, he.Need)
-		assert.Equal(t, n, he.Have)
-	}
-	f := deth.Fields{QKey: deth.GSIQKey, SrcQP: 1}
-	short := bytes.Repeat([]byte{0xEE}, deth.Len-1)
-	assert.ErrorIs(t, f.Encode(short), rocekit.ErrTruncated)
-	assert.Equal(t, bytes.Repeat([]byte{0xEE}, deth.Len-1), short, "nothing written on error")
+var hdr = hdrtest.Header[deth.DETH, deth.Fields]{
+	Name:   "deth",
+	Len:    deth.Len,
+	New:    deth.New,
+	Decode: deth.DETH.Fields,
+	Encode: (*deth.Fields).Encode,
+	Gen:    proptest.DETHFields(),
 }
+
+// TestShared runs the truncation and round-trip checks every header shares.
+func TestShared(t *testing.T) { hdr.All(t) }
 
 func TestEncodeRejectsWideFields(t *testing.T) {
 	b := make([]byte, deth.Len)
@@ -100,41 +93,6 @@ func TestEncodeRejectsWideFields(t *testing.T) {
 		assert.Contains(t, err.Error(), "deth.SrcQP")
 	}
 	assert.Equal(t, make([]byte, deth.Len), b, "nothing written on error")
-}
-
-func TestRoundTripFields(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		f := proptest.DETHFields().Draw(t, "f")
-		b := make([]byte, deth.Len)
-		if err := f.Encode(b); err != nil {
-			t.Fatal(err)
-		}
-		h, err := deth.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h.Fields() != f {
-			t.Fatalf("got %v want %v", h.Fields(), f)
-		}
-	})
-}
-
-func TestRoundTripBytes(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		b := rapid.SliceOfN(rapid.Byte(), deth.Len, deth.Len).Draw(t, "b")
-		h, err := deth.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := h.Fields()
-		out := make([]byte, deth.Len)
-		if err := f.Encode(out); err != nil {
-			t.Fatal(err)
-		}
-		if string(out) != string(b) {
-			t.Fatalf("got %x want %x", out, b)
-		}
-	})
 }
 
 func TestString(t *testing.T) {

@@ -1,17 +1,15 @@
 package feth_test
 
 import (
-	"bytes"
 	"encoding/hex"
-	"errors"
 	"testing"
 
 	"github.com/rocekit/rocekit"
 	"github.com/rocekit/rocekit/feth"
+	"github.com/rocekit/rocekit/internal/hdrtest"
 	"github.com/rocekit/rocekit/proptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"pgregory.net/rapid"
 )
 
 func unhex(t testing.TB, s string) []byte {
@@ -89,22 +87,17 @@ func TestEveryFieldBits(t *testing.T) {
 	assert.Equal(t, uint8(4), h.PLT())
 }
 
-func TestTruncated(t *testing.T) {
-	for n := 0; n < feth.Len; n++ {
-		_, err := feth.New(make([]byte, n))
-		require.Error(t, err)
-		assert.True(t, errors.Is(err, rocekit.ErrTruncated))
-		var he *rocekit.HeaderError
-		require.True(t, errors.As(err, &he))
-		assert.Equal(t, "feth", he.Header)
-		assert.Equal(t, feth.Len, he.Need)
-		assert.Equal(t, n, he.Have)
-	}
-	f := feth.Fields{SEL: feth.SelRegion, PLT: feth.PLTPersistence}
-	short := bytes.Repeat([]byte{0xEE}, feth.Len-1)
-	assert.ErrorIs(t, f.Encode(short), rocekit.ErrTruncated)
-	assert.Equal(t, bytes.Repeat([]byte{0xEE}, feth.Len-1), short, "nothing written on error")
+var hdr = hdrtest.Header[feth.FETH, feth.Fields]{
+	Name:   "feth",
+	Len:    feth.Len,
+	New:    feth.New,
+	Decode: feth.FETH.Fields,
+	Encode: (*feth.Fields).Encode,
+	Gen:    proptest.FETHFields(),
 }
+
+// TestShared runs the truncation and round-trip checks every header shares.
+func TestShared(t *testing.T) { hdr.All(t) }
 
 func TestValidate(t *testing.T) {
 	b := unhex(t, "00000013")
@@ -139,41 +132,6 @@ func TestEncodeRejectsWideFields(t *testing.T) {
 		assert.Contains(t, err.Error(), c.field)
 	}
 	assert.Equal(t, make([]byte, feth.Len), b, "nothing written on error")
-}
-
-func TestRoundTripFields(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		f := proptest.FETHFields().Draw(t, "f")
-		b := make([]byte, feth.Len)
-		if err := f.Encode(b); err != nil {
-			t.Fatal(err)
-		}
-		h, err := feth.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h.Fields() != f {
-			t.Fatalf("got %v want %v", h.Fields(), f)
-		}
-	})
-}
-
-func TestRoundTripBytes(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		b := rapid.SliceOfN(rapid.Byte(), feth.Len, feth.Len).Draw(t, "b")
-		h, err := feth.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := h.Fields()
-		out := make([]byte, feth.Len)
-		if err := f.Encode(out); err != nil {
-			t.Fatal(err)
-		}
-		if string(out) != string(b) {
-			t.Fatalf("got %x want %x", out, b)
-		}
-	})
 }
 
 func TestString(t *testing.T) {

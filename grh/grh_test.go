@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocekit/rocekit"
 	"github.com/rocekit/rocekit/grh"
+	"github.com/rocekit/rocekit/internal/hdrtest"
 	"github.com/rocekit/rocekit/proptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -150,19 +151,35 @@ func TestEveryFieldBits(t *testing.T) {
 	assert.Equal(t, "65a12345", hex.EncodeToString(b[:4]))
 }
 
-func TestTruncated(t *testing.T) {
+var hdr = hdrtest.Header[grh.GRH, grh.Fields]{
+	Name:   "grh",
+	Len:    grh.Len,
+	New:    grh.New,
+	Decode: grh.GRH.Fields,
+	Encode: (*grh.Fields).Encode,
+	Gen:    proptest.GRHFields(),
+}
+
+// TestShared runs the truncation and round-trip checks every header shares.
+func TestShared(t *testing.T) { hdr.All(t) }
+
+// The shared check encodes into Len-1 bytes only; this covers every shorter
+// length too.
+func TestEncodeTruncatedEveryLength(t *testing.T) {
 	for n := 0; n < grh.Len; n++ {
-		_, err := grh.New(make([]byte, n))
-		require.Error(t, err)
-		assert.True(t, errors.Is(err, rocekit.ErrTruncated))
-		var he *rocekit.HeaderError
-		require.True(t, errors.As(err, &he))
-		assert.Equal(t, "grh", he.Header)
-		assert.Equal(t, grh.Len, he.Need)
-		assert.Equal(t, n, he.Have)
 		f := grh.Fields{IPVer: 6}
-		assert.ErrorIs(t, f.Encode(make([]byte, n)), rocekit.ErrTruncated)
+		assert.ErrorIs(t, f.Encode(make([]byte, n)), rocekit.ErrTruncated, "%d bytes", n)
 	}
+}
+
+func TestRoundTripGIDAddrs(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		f := hdr.Gen.Draw(t, "f")
+		var h grh.GRH = make([]byte, grh.Len)
+		if err := f.Encode(h); err != nil || h.SGIDAddr() != netip.AddrFrom16(f.SGID) || h.DGIDAddr() != netip.AddrFrom16(f.DGID) {
+			t.Fatalf("err %v, GID addresses %v %v for %+v", err, h.SGIDAddr(), h.DGIDAddr(), f)
+		}
+	})
 }
 
 func TestValidate(t *testing.T) {
@@ -216,44 +233,6 @@ func TestEncodeRejectsWideFields(t *testing.T) {
 		assert.Equal(t, c.field, he.Field)
 	}
 	assert.Equal(t, make([]byte, grh.Len), b, "nothing written on error")
-}
-
-func TestRoundTripFields(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		f := proptest.GRHFields().Draw(t, "f")
-		b := make([]byte, grh.Len)
-		if err := f.Encode(b); err != nil {
-			t.Fatal(err)
-		}
-		h, err := grh.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h.Fields() != f {
-			t.Fatalf("got %v want %v", h.Fields(), f)
-		}
-		if h.SGIDAddr() != netip.AddrFrom16(f.SGID) || h.DGIDAddr() != netip.AddrFrom16(f.DGID) {
-			t.Fatalf("GID addresses differ")
-		}
-	})
-}
-
-func TestRoundTripBytes(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		b := rapid.SliceOfN(rapid.Byte(), grh.Len, grh.Len).Draw(t, "b")
-		h, err := grh.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := h.Fields()
-		out := make([]byte, grh.Len)
-		if err := f.Encode(out); err != nil {
-			t.Fatal(err)
-		}
-		if string(out) != string(b) {
-			t.Fatalf("got %x want %x", out, b)
-		}
-	})
 }
 
 func TestString(t *testing.T) {

@@ -1,17 +1,14 @@
 package immdt_test
 
 import (
-	"bytes"
 	"encoding/hex"
-	"errors"
 	"testing"
 
-	"github.com/rocekit/rocekit"
 	"github.com/rocekit/rocekit/immdt"
+	"github.com/rocekit/rocekit/internal/hdrtest"
 	"github.com/rocekit/rocekit/proptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"pgregory.net/rapid"
 )
 
 func unhex(t testing.TB, s string) []byte {
@@ -63,57 +60,17 @@ func TestEveryFieldBits(t *testing.T) {
 	assert.Equal(t, "00000000", hex.EncodeToString(b))
 }
 
-func TestTruncated(t *testing.T) {
-	for n := 0; n < immdt.Len; n++ {
-		_, err := immdt.New(make([]byte, n))
-		require.Error(t, err)
-		assert.True(t, errors.Is(err, rocekit.ErrTruncated))
-		var he *rocekit.HeaderError
-		require.True(t, errors.As(err, &he))
-		assert.Equal(t, "immdt", he.Header)
-		assert.Equal(t, immdt.Len, he.Need)
-		assert.Equal(t, n, he.Have)
-	}
-	f := immdt.Fields{Imm: 1}
-	short := bytes.Repeat([]byte{0xEE}, immdt.Len-1)
-	assert.ErrorIs(t, f.Encode(short), rocekit.ErrTruncated)
-	assert.Equal(t, bytes.Repeat([]byte{0xEE}, immdt.Len-1), short, "nothing written on error")
+var hdr = hdrtest.Header[immdt.ImmDt, immdt.Fields]{
+	Name:   "immdt",
+	Len:    immdt.Len,
+	New:    immdt.New,
+	Decode: immdt.ImmDt.Fields,
+	Encode: (*immdt.Fields).Encode,
+	Gen:    proptest.ImmDtFields(),
 }
 
-func TestRoundTripFields(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		f := proptest.ImmDtFields().Draw(t, "f")
-		b := make([]byte, immdt.Len)
-		if err := f.Encode(b); err != nil {
-			t.Fatal(err)
-		}
-		h, err := immdt.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h.Fields() != f {
-			t.Fatalf("got %v want %v", h.Fields(), f)
-		}
-	})
-}
-
-func TestRoundTripBytes(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		b := rapid.SliceOfN(rapid.Byte(), immdt.Len, immdt.Len).Draw(t, "b")
-		h, err := immdt.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := h.Fields()
-		out := make([]byte, immdt.Len)
-		if err := f.Encode(out); err != nil {
-			t.Fatal(err)
-		}
-		if string(out) != string(b) {
-			t.Fatalf("got %x want %x", out, b)
-		}
-	})
-}
+// TestShared runs the truncation and round-trip checks every header shares.
+func TestShared(t *testing.T) { hdr.All(t) }
 
 func TestString(t *testing.T) {
 	f := immdt.Fields{Imm: 1}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rocekit/rocekit"
+	"github.com/rocekit/rocekit/internal/hdrtest"
 	"github.com/rocekit/rocekit/lrh"
 	"github.com/rocekit/rocekit/proptest"
 	"github.com/stretchr/testify/assert"
@@ -127,19 +128,35 @@ func TestPacketBytes(t *testing.T) {
 	}
 }
 
-func TestTruncated(t *testing.T) {
+var hdr = hdrtest.Header[lrh.LRH, lrh.Fields]{
+	Name:   "lrh",
+	Len:    lrh.Len,
+	New:    lrh.New,
+	Decode: lrh.LRH.Fields,
+	Encode: (*lrh.Fields).Encode,
+	Gen:    proptest.LRHFields(),
+}
+
+// TestShared runs the truncation and round-trip checks every header shares.
+func TestShared(t *testing.T) { hdr.All(t) }
+
+// The shared check encodes into Len-1 bytes only; this covers every shorter
+// length too.
+func TestEncodeTruncatedEveryLength(t *testing.T) {
 	for n := 0; n < lrh.Len; n++ {
-		_, err := lrh.New(make([]byte, n))
-		require.Error(t, err)
-		assert.True(t, errors.Is(err, rocekit.ErrTruncated))
-		var he *rocekit.HeaderError
-		require.True(t, errors.As(err, &he))
-		assert.Equal(t, "lrh", he.Header)
-		assert.Equal(t, lrh.Len, he.Need)
-		assert.Equal(t, n, he.Have)
 		f := lrh.Fields{}
-		assert.ErrorIs(t, f.Encode(make([]byte, n)), rocekit.ErrTruncated)
+		assert.ErrorIs(t, f.Encode(make([]byte, n)), rocekit.ErrTruncated, "%d bytes", n)
 	}
+}
+
+func TestRoundTripPacketBytes(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		f := hdr.Gen.Draw(t, "f")
+		var h lrh.LRH = make([]byte, lrh.Len)
+		if err := f.Encode(h); err != nil || h.PacketBytes() != int(f.PktLen)*4 {
+			t.Fatalf("err %v, PacketBytes %d for PktLen %d", err, h.PacketBytes(), f.PktLen)
+		}
+	})
 }
 
 func TestValidate(t *testing.T) {
@@ -181,44 +198,6 @@ func TestEncodeRejectsWideFields(t *testing.T) {
 		assert.Equal(t, c.field, he.Field)
 	}
 	assert.Equal(t, make([]byte, lrh.Len), b, "nothing written on error")
-}
-
-func TestRoundTripFields(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		f := proptest.LRHFields().Draw(t, "f")
-		b := make([]byte, lrh.Len)
-		if err := f.Encode(b); err != nil {
-			t.Fatal(err)
-		}
-		h, err := lrh.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h.Fields() != f {
-			t.Fatalf("got %v want %v", h.Fields(), f)
-		}
-		if h.PacketBytes() != int(f.PktLen)*4 {
-			t.Fatalf("PacketBytes %d for PktLen %d", h.PacketBytes(), f.PktLen)
-		}
-	})
-}
-
-func TestRoundTripBytes(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		b := rapid.SliceOfN(rapid.Byte(), lrh.Len, lrh.Len).Draw(t, "b")
-		h, err := lrh.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := h.Fields()
-		out := make([]byte, lrh.Len)
-		if err := f.Encode(out); err != nil {
-			t.Fatal(err)
-		}
-		if string(out) != string(b) {
-			t.Fatalf("got %x want %x", out, b)
-		}
-	})
 }
 
 func TestString(t *testing.T) {

@@ -1,17 +1,15 @@
 package rdeth_test
 
 import (
-	"bytes"
 	"encoding/hex"
-	"errors"
 	"testing"
 
 	"github.com/rocekit/rocekit"
+	"github.com/rocekit/rocekit/internal/hdrtest"
 	"github.com/rocekit/rocekit/proptest"
 	"github.com/rocekit/rocekit/rdeth"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"pgregory.net/rapid"
 )
 
 func unhex(t testing.TB, s string) []byte {
@@ -68,22 +66,17 @@ func TestEveryFieldBits(t *testing.T) {
 	assert.Equal(t, uint32(0x123456), h.EEContext())
 }
 
-func TestTruncated(t *testing.T) {
-	for n := 0; n < rdeth.Len; n++ {
-		_, err := rdeth.New(make([]byte, n))
-		require.Error(t, err)
-		assert.True(t, errors.Is(err, rocekit.ErrTruncated))
-		var he *rocekit.HeaderError
-		require.True(t, errors.As(err, &he))
-		assert.Equal(t, "rdeth", he.Header)
-		assert.Equal(t, rdeth.Len, he.Need)
-		assert.Equal(t, n, he.Have)
-	}
-	f := rdeth.Fields{EEContext: 1}
-	short := bytes.Repeat([]byte{0xEE}, rdeth.Len-1)
-	assert.ErrorIs(t, f.Encode(short), rocekit.ErrTruncated)
-	assert.Equal(t, bytes.Repeat([]byte{0xEE}, rdeth.Len-1), short, "nothing written on error")
+var hdr = hdrtest.Header[rdeth.RDETH, rdeth.Fields]{
+	Name:   "rdeth",
+	Len:    rdeth.Len,
+	New:    rdeth.New,
+	Decode: rdeth.RDETH.Fields,
+	Encode: (*rdeth.Fields).Encode,
+	Gen:    proptest.RDETHFields(),
 }
+
+// TestShared runs the truncation and round-trip checks every header shares.
+func TestShared(t *testing.T) { hdr.All(t) }
 
 func TestEncodeRejectsWideFields(t *testing.T) {
 	b := make([]byte, rdeth.Len)
@@ -93,41 +86,6 @@ func TestEncodeRejectsWideFields(t *testing.T) {
 		assert.Contains(t, err.Error(), "rdeth.EEContext")
 	}
 	assert.Equal(t, make([]byte, rdeth.Len), b, "nothing written on error")
-}
-
-func TestRoundTripFields(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		f := proptest.RDETHFields().Draw(t, "f")
-		b := make([]byte, rdeth.Len)
-		if err := f.Encode(b); err != nil {
-			t.Fatal(err)
-		}
-		h, err := rdeth.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h.Fields() != f {
-			t.Fatalf("got %v want %v", h.Fields(), f)
-		}
-	})
-}
-
-func TestRoundTripBytes(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		b := rapid.SliceOfN(rapid.Byte(), rdeth.Len, rdeth.Len).Draw(t, "b")
-		h, err := rdeth.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := h.Fields()
-		out := make([]byte, rdeth.Len)
-		if err := f.Encode(out); err != nil {
-			t.Fatal(err)
-		}
-		if string(out) != string(b) {
-			t.Fatalf("got %x want %x", out, b)
-		}
-	})
 }
 
 func TestString(t *testing.T) {

@@ -1,17 +1,14 @@
 package reth_test
 
 import (
-	"bytes"
 	"encoding/hex"
-	"errors"
 	"testing"
 
-	"github.com/rocekit/rocekit"
+	"github.com/rocekit/rocekit/internal/hdrtest"
 	"github.com/rocekit/rocekit/proptest"
 	"github.com/rocekit/rocekit/reth"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"pgregory.net/rapid"
 )
 
 func unhex(t testing.TB, s string) []byte {
@@ -80,57 +77,17 @@ func TestEveryFieldBits(t *testing.T) {
 	assert.Equal(t, uint32(0), h.DMALen())
 }
 
-func TestTruncated(t *testing.T) {
-	for n := 0; n < reth.Len; n++ {
-		_, err := reth.New(make([]byte, n))
-		require.Error(t, err)
-		assert.True(t, errors.Is(err, rocekit.ErrTruncated))
-		var he *rocekit.HeaderError
-		require.True(t, errors.As(err, &he))
-		assert.Equal(t, "reth", he.Header)
-		assert.Equal(t, reth.Len, he.Need)
-		assert.Equal(t, n, he.Have)
-	}
-	f := reth.Fields{VA: 1, RKey: 2, DMALen: 3}
-	short := bytes.Repeat([]byte{0xEE}, reth.Len-1)
-	assert.ErrorIs(t, f.Encode(short), rocekit.ErrTruncated)
-	assert.Equal(t, bytes.Repeat([]byte{0xEE}, reth.Len-1), short, "nothing written on error")
+var hdr = hdrtest.Header[reth.RETH, reth.Fields]{
+	Name:   "reth",
+	Len:    reth.Len,
+	New:    reth.New,
+	Decode: reth.RETH.Fields,
+	Encode: (*reth.Fields).Encode,
+	Gen:    proptest.RETHFields(),
 }
 
-func TestRoundTripFields(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		f := proptest.RETHFields().Draw(t, "f")
-		b := make([]byte, reth.Len)
-		if err := f.Encode(b); err != nil {
-			t.Fatal(err)
-		}
-		h, err := reth.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h.Fields() != f {
-			t.Fatalf("got %v want %v", h.Fields(), f)
-		}
-	})
-}
-
-func TestRoundTripBytes(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		b := rapid.SliceOfN(rapid.Byte(), reth.Len, reth.Len).Draw(t, "b")
-		h, err := reth.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := h.Fields()
-		out := make([]byte, reth.Len)
-		if err := f.Encode(out); err != nil {
-			t.Fatal(err)
-		}
-		if string(out) != string(b) {
-			t.Fatalf("got %x want %x", out, b)
-		}
-	})
-}
+// TestShared runs the truncation and round-trip checks every header shares.
+func TestShared(t *testing.T) { hdr.All(t) }
 
 func TestString(t *testing.T) {
 	f := reth.Fields{VA: 0x12345678, RKey: 0x1234, DMALen: 8}

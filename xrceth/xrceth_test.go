@@ -1,17 +1,15 @@
 package xrceth_test
 
 import (
-	"bytes"
 	"encoding/hex"
-	"errors"
 	"testing"
 
 	"github.com/rocekit/rocekit"
+	"github.com/rocekit/rocekit/internal/hdrtest"
 	"github.com/rocekit/rocekit/proptest"
 	"github.com/rocekit/rocekit/xrceth"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"pgregory.net/rapid"
 )
 
 func unhex(t testing.TB, s string) []byte {
@@ -68,22 +66,17 @@ func TestEveryFieldBits(t *testing.T) {
 	assert.Equal(t, uint32(0x123456), h.XRCSRQ())
 }
 
-func TestTruncated(t *testing.T) {
-	for n := 0; n < xrceth.Len; n++ {
-		_, err := xrceth.New(make([]byte, n))
-		require.Error(t, err)
-		assert.True(t, errors.Is(err, rocekit.ErrTruncated))
-		var he *rocekit.HeaderError
-		require.True(t, errors.As(err, &he))
-		assert.Equal(t, "xrceth", he.Header)
-		assert.Equal(t, xrceth.Len, he.Need)
-		assert.Equal(t, n, he.Have)
-	}
-	f := xrceth.Fields{XRCSRQ: 1}
-	short := bytes.Repeat([]byte{0xEE}, xrceth.Len-1)
-	assert.ErrorIs(t, f.Encode(short), rocekit.ErrTruncated)
-	assert.Equal(t, bytes.Repeat([]byte{0xEE}, xrceth.Len-1), short, "nothing written on error")
+var hdr = hdrtest.Header[xrceth.XRCETH, xrceth.Fields]{
+	Name:   "xrceth",
+	Len:    xrceth.Len,
+	New:    xrceth.New,
+	Decode: xrceth.XRCETH.Fields,
+	Encode: (*xrceth.Fields).Encode,
+	Gen:    proptest.XRCETHFields(),
 }
+
+// TestShared runs the truncation and round-trip checks every header shares.
+func TestShared(t *testing.T) { hdr.All(t) }
 
 func TestEncodeRejectsWideFields(t *testing.T) {
 	b := make([]byte, xrceth.Len)
@@ -93,41 +86,6 @@ func TestEncodeRejectsWideFields(t *testing.T) {
 		assert.Contains(t, err.Error(), "xrceth.XRCSRQ")
 	}
 	assert.Equal(t, make([]byte, xrceth.Len), b, "nothing written on error")
-}
-
-func TestRoundTripFields(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		f := proptest.XRCETHFields().Draw(t, "f")
-		b := make([]byte, xrceth.Len)
-		if err := f.Encode(b); err != nil {
-			t.Fatal(err)
-		}
-		h, err := xrceth.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h.Fields() != f {
-			t.Fatalf("got %v want %v", h.Fields(), f)
-		}
-	})
-}
-
-func TestRoundTripBytes(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		b := rapid.SliceOfN(rapid.Byte(), xrceth.Len, xrceth.Len).Draw(t, "b")
-		h, err := xrceth.New(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := h.Fields()
-		out := make([]byte, xrceth.Len)
-		if err := f.Encode(out); err != nil {
-			t.Fatal(err)
-		}
-		if string(out) != string(b) {
-			t.Fatalf("got %x want %x", out, b)
-		}
-	})
 }
 
 func TestString(t *testing.T) {
