@@ -87,13 +87,6 @@ func TestShared(t *testing.T) { hdr.All(t) }
 
 // The shared check encodes into Len-1 bytes only; this covers every shorter
 // length too.
-func TestEncodeTruncatedEveryLength(t *testing.T) {
-	for n := 0; n < aeth.Len; n++ {
-		f := aeth.Fields{MSN: 1}
-		assert.ErrorIs(t, f.Encode(make([]byte, n)), rocekit.ErrTruncated, "%d bytes", n)
-	}
-}
-
 func TestEncodeRejectsWideFields(t *testing.T) {
 	b := make([]byte, aeth.Len)
 	for _, f := range []aeth.Fields{{MSN: 1 << 24}, {Syndrome: 0x1F, MSN: 0xFFFFFFFF}} {

@@ -165,13 +165,6 @@ func TestShared(t *testing.T) { hdr.All(t) }
 
 // The shared check encodes into Len-1 bytes only; this covers every shorter
 // length too.
-func TestEncodeTruncatedEveryLength(t *testing.T) {
-	for n := 0; n < grh.Len; n++ {
-		f := grh.Fields{IPVer: 6}
-		assert.ErrorIs(t, f.Encode(make([]byte, n)), rocekit.ErrTruncated, "%d bytes", n)
-	}
-}
-
 func TestRoundTripGIDAddrs(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		f := hdr.Gen.Draw(t, "f")

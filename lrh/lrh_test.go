@@ -142,13 +142,6 @@ func TestShared(t *testing.T) { hdr.All(t) }
 
 // The shared check encodes into Len-1 bytes only; this covers every shorter
 // length too.
-func TestEncodeTruncatedEveryLength(t *testing.T) {
-	for n := 0; n < lrh.Len; n++ {
-		f := lrh.Fields{}
-		assert.ErrorIs(t, f.Encode(make([]byte, n)), rocekit.ErrTruncated, "%d bytes", n)
-	}
-}
-
 func TestRoundTripPacketBytes(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		f := hdr.Gen.Draw(t, "f")

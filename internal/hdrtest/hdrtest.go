@@ -25,7 +25,7 @@ type Header[V ~[]byte, F comparable] struct {
 
 // Truncated checks that New rejects every length below Len with a
 // *rocekit.HeaderError naming the header, bytes needed and present, and that
-// Encode into a short buffer fails and writes nothing.
+// Encode into any shorter buffer fails and writes nothing.
 func (h Header[V, F]) Truncated(t *testing.T) {
 	t.Helper()
 	for n := 0; n < h.Len; n++ {
@@ -39,12 +39,14 @@ func (h Header[V, F]) Truncated(t *testing.T) {
 		}
 	}
 	var f F
-	short := bytes.Repeat([]byte{0xEE}, h.Len-1)
-	if err := h.Encode(&f, short); !errors.Is(err, rocekit.ErrTruncated) {
-		t.Fatalf("Encode into %d bytes: got %v, want ErrTruncated", h.Len-1, err)
-	}
-	if !bytes.Equal(short, bytes.Repeat([]byte{0xEE}, h.Len-1)) {
-		t.Fatalf("Encode into a short buffer wrote %x", short)
+	for n := 0; n < h.Len; n++ {
+		short := bytes.Repeat([]byte{0xEE}, n)
+		if err := h.Encode(&f, short); !errors.Is(err, rocekit.ErrTruncated) {
+			t.Fatalf("Encode into %d bytes: got %v, want ErrTruncated", n, err)
+		}
+		if !bytes.Equal(short, bytes.Repeat([]byte{0xEE}, n)) {
+			t.Fatalf("Encode into %d bytes wrote %x", n, short)
+		}
 	}
 }
 
