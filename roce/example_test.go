@@ -43,7 +43,7 @@ func Example() {
 // The default scenario of `rocekit sim`, changed before running.
 func ExampleDefaultScenario() {
 	sc := roce.DefaultScenario()
-	sc.QPs[0].Work.Count = 10 // ten 1 MiB WRITEs instead of 1,500
+	sc.QPs[0].Work.Count = 10 // ten 1 MiB WRITEs instead of 2,000
 	sc.Links[0].Faults = nil  // no loss
 	s, _ := roce.New(sc, roce.Options{})
 	sum, _ := s.Run()

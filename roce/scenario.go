@@ -175,7 +175,7 @@ const MaxMessage = 1 << 31
 
 // DefaultScenario is what `rocekit sim` runs with no arguments: two hosts
 // on a 100 Gb/s link with 1 us of propagation delay and 1% loss each way,
-// one QP streaming 1,500 RDMA WRITEs of 1 MiB at 4 KiB MTU, 4 outstanding,
+// one QP streaming 2,000 RDMA WRITEs of 1 MiB at 4 KiB MTU, 4 outstanding,
 // with rxe's 128-PSN window and a 262 us local ACK timeout (code 6).
 func DefaultScenario() *Scenario {
 	u8 := func(v uint8) *uint8 { return &v }
@@ -188,7 +188,7 @@ func DefaultScenario() *Scenario {
 		}},
 		QPs: []QPSpec{{
 			From: "a", To: "b", MTU: 4096, Timeout: u8(6), Outstanding: 4, Window: 128,
-			Work: WorkSpec{Op: "write", Count: 1500, Size: 1 << 20},
+			Work: WorkSpec{Op: "write", Count: 2000, Size: 1 << 20},
 		}},
 	}
 }

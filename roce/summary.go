@@ -294,7 +294,7 @@ func (sum *Summary) WriteText(w io.Writer) error {
 		nsString(sum.SimTimeNS), sum.GoodputGbps)
 	line("packets", "%d sent (%d with data), %d retransmitted, %d timeouts, %d go-back-N retries",
 		sum.PacketsSent, sum.DataPackets, sum.Retransmissions, sum.Timeouts, sum.Retries)
-	line("NAKs", "%s", nakList(sum.NAKs))
+	line("NAKs", "%s; RNR NAKs %d", nakList(sum.NAKs), sum.RNRNAKs)
 	line("latency", "mean %s  p50 %s  p99 %s  max %s (simulated, %d WRs)",
 		nsString(sum.Latency.Mean), nsString(sum.Latency.P50), nsString(sum.Latency.P99), nsString(sum.Latency.Max), sum.Latency.Count)
 	n := &sum.Network
@@ -344,7 +344,7 @@ func statusList(m map[string]uint64) string {
 func nakList(m map[string]uint64) string {
 	var parts []string
 	for _, k := range sortedKeys(m) {
-		if m[k] > 0 {
+		if m[k] > 0 && k != "RNR_NAK" {
 			parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 		}
 	}

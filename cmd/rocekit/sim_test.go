@@ -233,12 +233,12 @@ func TestSimJSONSummary(t *testing.T) {
 // second.
 func TestSimDefault(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the default scenario (1.5 GiB of WRITEs)")
+		t.Skip("runs the default scenario (2 GiB of WRITEs)")
 	}
 	code, out, errs := simCLI("sim")
 	require.Equal(t, 0, code, errs)
-	for _, want := range []string{"100 Gb/s, 1us, 1% loss", "1500 x WRITE of 1 MiB each, MTU 4096",
-		"1500 posted, all completed: SUCCESS 1500", "goodput", "retransmitted", "PSN_SEQUENCE_ERROR",
+	for _, want := range []string{"100 Gb/s, 1us, 1% loss", "2000 x WRITE of 1 MiB each, MTU 4096",
+		"2000 posted, all completed: SUCCESS 2000", "goodput", "retransmitted", "PSN_SEQUENCE_ERROR",
 		"latency", "mean", "p50", "p99", "integrity     OK", "events/s"} {
 		assert.Contains(t, out, want)
 	}
