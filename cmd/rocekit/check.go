@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/rocekit/rocekit/conform"
+)
+
+const checkUsage = `usage: rocekit check [--format text|json] [--pmtu N] [--port LIST] CAPTURE...
+
+Replay each capture (pcap, pcapng, either gzip-compressed; "-" is standard
+input) per RC connection and report every departure from the RC rules of
+ib-facts.md §5 that the capture proves: one line per finding,
+
+  frame N: §5.4 nak_psn: <what happened>; expected <what the rule wants>
+
+then one summary line per connection and a total. Connections are learnt
+from CM REQ/REP exchanges, else by pairing responses with the requests whose
+PSNs they name. With --format json each finding is one JSON object per line
+(keys: type "finding", file, frame, rule, kind, message, expected, got,
+connection), followed by one summary object per file (type "summary").
+
+Finding kinds: bad_icrc §3, bad_vcrc §3.3, malformed §1, tver §5.11,
+pkey_mismatch §5.11, opcode_sequence §5.6, payload_size §5.2, pad_count §5.2,
+psn_reuse §5.3, read_psn_reservation §5.3, bad_retransmission §5.5,
+nak_code §5.6, nak_psn §5.4, ack_psn §5.3, missing_ack §5.2,
+read_response §5.3, msn §5.9.
+
+Exit status: 0 when every capture is clean, 1 when anything was found or a
+file could not be read to the end, 2 for usage errors.
+
+flags:
+`
+
+func init() {
+	register("check", "check RC traffic in captures against the spec (NAKs, ACKs, go-back-N, PSNs, READs, sizes)", runCheck)
+}
+
+func runCheck(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, checkUsage)
+		fs.PrintDefaults()
+	}
+	format := fs.String("format", "text", "output format: text, or json (one object per finding, NDJSON, then a summary object)")
+	pmtu := fs.Int("pmtu", 0, "path MTU in bytes (256, 512, 1024, 2048 or 4096) to check against; 0: from CM, else learnt from full-size packets")
+	ports := fs.String("port", "", "extra UDP destination ports to decode as RoCEv2, comma-separated (4791 always is)")
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if *format != "text" && *format != "json" {
+		fmt.Fprintf(stderr, "rocekit check: --format %q: want text or json\n", *format)
+		return 2
+	}
+	if *pmtu != 0 && *pmtu != 256 && *pmtu != 512 && *pmtu != 1024 && *pmtu != 2048 && *pmtu != 4096 {
+		fmt.Fprintf(stderr, "rocekit check: --pmtu %d: want 256, 512, 1024, 2048 or 4096\n", *pmtu)
+		return 2
+	}
+	var cfg decodeConfig
+	if err := cfg.parse("", "", "", "", *ports); err != nil {
+		fmt.Fprintf(stderr, "rocekit check: %v\n", err)
+		return 2
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(stderr, "rocekit check: no capture file given")
+		fs.Usage()
+		return 2
+	}
+	out := bufio.NewWriterSize(stdout, 1<<16)
+	defer out.Flush()
+	opts := conform.Options{PMTU: *pmtu, Ports: cfg.ports}
+	status := 0
+	var b []byte
+	for _, name := range files {
+		findings, sum, err := conform.CheckFile(name, opts)
+		if len(findings) > 0 {
+			status = 1
+		}
+		b = b[:0]
+		for _, f := range findings {
+			if *format == "json" {
+				b = appendFindingJSON(b, name, f)
+			} else {
+				if len(files) > 1 {
+					b = append(b, name...)
+					b = append(b, ": "...)
+				}
+				b = f.AppendText(b)
+			}
+			b = append(b, '\n')
+		}
+		if *format == "json" {
+			b = appendSummaryJSON(b, name, &sum, err)
+		} else {
+			if len(files) > 1 {
+				b = append(b, "== "...)
+				b = append(b, name...)
+				b = append(b, '\n')
+			}
+			b = sum.AppendText(b)
+		}
+		out.Write(b)
+		if err != nil {
+			out.Flush()
+			fmt.Fprintf(stderr, "rocekit check: %s: %v\n", name, err)
+			status = 1
+		}
+	}
+	return status
+}
+
+// appendFindingJSON is Finding.AppendJSON with the file name after "type".
+func appendFindingJSON(b []byte, file string, f conform.Finding) []byte {
+	return withFile(b, f.AppendJSON, file)
+}
+
+// appendSummaryJSON is Summary.AppendJSON with "file" after "type" and,
+// for a damaged file, "error" at the end.
+func appendSummaryJSON(b []byte, file string, s *conform.Summary, err error) []byte {
+	b = withFile(b, s.AppendJSON, file)
+	if err != nil {
+		b = b[:len(b)-1]
+		b = append(b, `,"error":`...)
+		b = appendJSONString(b, err.Error())
+		b = append(b, '}')
+	}
+	return append(b, '\n')
+}
+
+// withFile appends the object app writes, with "file":NAME inserted after
+// its first key ("type").
+func withFile(b []byte, app func([]byte) []byte, file string) []byte {
+	start := len(b)
+	b = app(b)
+	obj := string(b[start:])
+	// The object starts {"type":"...", : insert after the type's value.
+	i := len(`{"type":"`)
+	for i < len(obj) && obj[i] != '"' {
+		i++
+	}
+	i++ // past the closing quote
+	b = append(b[:start], obj[:i]...)
+	b = append(b, `,"file":`...)
+	b = appendJSONString(b, file)
+	return append(b, obj[i:]...)
+}

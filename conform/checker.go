@@ -1,0 +1,418 @@
+package conform
+
+import (
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"time"
+
+	"github.com/rocekit/rocekit"
+	"github.com/rocekit/rocekit/analysis"
+	"github.com/rocekit/rocekit/cm"
+	"github.com/rocekit/rocekit/opcode"
+	"github.com/rocekit/rocekit/packet"
+	"github.com/rocekit/rocekit/rc"
+)
+
+// Options tune a Checker.
+type Options struct {
+	// PMTU is the path MTU in bytes (256, 512, 1024, 2048 or 4096). When
+	// set it is what every connection is checked against; when 0 a CM REQ's
+	// path MTU is used, else the first full-size First or Middle packet (or
+	// READ response) of the connection teaches it.
+	PMTU int
+	// Ports lists extra UDP destination ports to decode as RoCEv2 besides
+	// 4791 (CheckFile and CheckReader; a caller of Checker.Frame decodes).
+	Ports []uint16
+}
+
+// mtuSource says where a connection's PMTU came from.
+type mtuSource uint8
+
+const (
+	mtuNone mtuSource = iota
+	mtuPackets
+	mtuCM
+	mtuOption
+)
+
+var mtuSourceNames = [...]string{"", "packets", "cm", "option"}
+
+func validPMTU(n int) bool { return n == 256 || n == 512 || n == 1024 || n == 2048 || n == 4096 }
+
+// crcTable hashes payloads so that a retransmission can be compared with
+// the original (CRC-32C: hardware-accelerated on common CPUs).
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// flow is one direction between two QPs: the requests its source QP sends
+// (req) and the responses its source QP sends to the peer flow's requests.
+type flow struct {
+	key      analysis.FlowKey
+	peer     *flow
+	pairedBy string // "cm", "psn" or ""
+	cmInfo   *cmInfo
+
+	req channel
+
+	pmtu     int
+	pmtuFrom mtuSource
+	pkey     uint16
+	pkeySet  bool
+	errFrame int // a fatal NAK stopped the connection at this frame
+
+	firstFrame, lastFrame int
+	packets               int
+	findings              int
+	seq                   int // creation order
+}
+
+// cmInfo is what a CM REQ/REP exchange said about a connection.
+type cmInfo struct {
+	reqFrame, repFrame int
+	activeQPN          uint32
+	passiveQPN         uint32
+	pmtu               int
+	pkey               uint16
+}
+
+type cmKey struct {
+	encap           packet.Encap
+	active, passive analysis.Addr
+	comm            uint32
+}
+
+type cmREQ struct {
+	qpn, psn uint32
+	mtu      int
+	pkey     uint16
+	rc       bool
+	frame    int
+}
+
+type pairKey struct {
+	encap    packet.Encap
+	src, dst analysis.Addr
+}
+
+// Checker replays the RC connections of a capture and reports every
+// departure from the spec it can prove. Feed it every frame in capture
+// order with Frame, then call Finish. It is not safe for concurrent use.
+type Checker struct {
+	opts      Options
+	flows     map[analysis.FlowKey]*flow
+	order     []*flow
+	byPair    map[pairKey][]*flow
+	cmPending map[cmKey]*cmREQ
+	cache     [2]*flow
+
+	frames, ibFrames, rcFrames, other int
+	counts                            map[Kind]int
+	total                             int
+	lastFrame                         int
+	finished                          bool
+
+	out []Finding
+	all []record
+	cur *flow // flow of the frame being checked
+}
+
+// record is a finding and the flow it concerns (nil for none), kept so that
+// Findings can number connections once the capture is over.
+type record struct {
+	f  Finding
+	fl *flow
+}
+
+// New returns a Checker.
+func New(opts Options) *Checker {
+	if !validPMTU(opts.PMTU) {
+		opts.PMTU = 0
+	}
+	return &Checker{
+		opts:      opts,
+		flows:     make(map[analysis.FlowKey]*flow),
+		byPair:    make(map[pairKey][]*flow),
+		cmPending: make(map[cmKey]*cmREQ),
+		counts:    make(map[Kind]int),
+	}
+}
+
+// report records a finding about frame n.
+func (c *Checker) report(n int, k Kind, expected, got, format string, args ...any) {
+	f := Finding{Frame: n, Rule: k.Rule(), Kind: k, Message: fmt.Sprintf(format, args...), Expected: expected, Got: got}
+	if c.cur != nil {
+		c.cur.findings++
+	}
+	c.counts[k]++
+	c.total++
+	c.out = append(c.out, f)
+	c.all = append(c.all, record{f, c.cur})
+}
+
+// Frame checks one frame and appends its findings to dst, which it returns
+// (pass dst[:0] of a reused slice: a conforming frame allocates nothing).
+// n is the frame's number in the capture, ts its time (unused by the rules
+// today). decodeErr is the error the frame's decoding returned: a frame
+// whose IB transport packet did not decode is a Malformed finding, except
+// that a TVer other than 0 is reported as TVer and the frame is otherwise
+// checked. Findings returned here have Conn 0: connections are numbered
+// once the capture is over (Findings, Summary).
+func (c *Checker) Frame(n int, ts time.Time, f *packet.Frame, decodeErr error, dst []Finding) []Finding {
+	_ = ts
+	c.out = dst
+	c.cur = nil
+	c.frames++
+	c.lastFrame = n
+	if !f.IsRoCE() {
+		return c.out
+	}
+	c.ibFrames++
+	p := &f.Transport
+	if p.BTH == nil || p.ICRC == nil {
+		c.malformed(n, decodeErr)
+		return c.out
+	}
+	if ok, want, got, err := f.CheckICRC(); err == nil && !ok {
+		c.report(n, BadICRC, fmt.Sprintf("ICRC 0x%08x", want), fmt.Sprintf("0x%08x", got),
+			"ICRC 0x%08x does not match the packet (computed 0x%08x)", got, want)
+	}
+	if f.VCRC != nil {
+		if ok, want, got, err := f.CheckVCRC(); err == nil && !ok {
+			c.report(n, BadVCRC, fmt.Sprintf("VCRC 0x%04x", want), fmt.Sprintf("0x%04x", got),
+				"VCRC 0x%04x does not match the packet (computed 0x%04x)", got, want)
+		}
+	}
+	if v := p.BTH.TVer(); v != 0 {
+		c.report(n, TVer, "TVer 0", fmt.Sprintf("TVer %d", v), "BTH transport header version is %d", v)
+	}
+	if decodeErr != nil && !isTVerError(decodeErr) {
+		c.malformed(n, decodeErr)
+		return c.out
+	}
+	op := p.BTH.Opcode()
+	switch {
+	case op.Transport() == opcode.UD:
+		if p.BTH.DestQP() == cm.GSIQP {
+			c.cm(f, n)
+		}
+		return c.out
+	case op.Transport() != opcode.RC || !op.Valid():
+		c.other++
+		return c.out
+	}
+	c.rcFrames++
+	fl := c.lookup(f, p.BTH.DestQP())
+	c.cur = fl
+	if fl.packets == 0 {
+		fl.firstFrame = n
+	}
+	fl.packets++
+	fl.lastFrame = n
+	if op.IsResponse() && fl.peer == nil {
+		c.pairByPSN(fl, p.BTH.PSN())
+	}
+	c.checkPKey(fl, n, p.BTH.PKey())
+	if fl.errFrame != 0 {
+		return c.out
+	}
+	if op.IsRequest() {
+		c.request(fl, n, p)
+	} else {
+		c.response(fl, n, p)
+	}
+	return c.out
+}
+
+func isTVerError(err error) bool {
+	var he *rocekit.HeaderError
+	return errors.As(err, &he) && he.Header == "bth" && he.Field == "TVer"
+}
+
+func (c *Checker) malformed(n int, err error) {
+	got := "an undecodable packet"
+	if err != nil {
+		got = err.Error()
+	}
+	c.report(n, Malformed, "a complete, well-formed IB transport packet", got, "IB transport packet does not decode: %s", got)
+}
+
+// checkPKey compares a packet's P_Key with the connection's (§5.11).
+func (c *Checker) checkPKey(fl *flow, n int, pk uint16) {
+	if !fl.pkeySet && fl.peer != nil && fl.peer.pkeySet {
+		fl.pkey, fl.pkeySet = fl.peer.pkey, true
+	}
+	if !fl.pkeySet {
+		fl.pkey, fl.pkeySet = pk, true
+		if fl.peer != nil && !fl.peer.pkeySet {
+			fl.peer.pkey, fl.peer.pkeySet = pk, true
+		}
+		return
+	}
+	if !rc.PKeyMatch(pk, fl.pkey) {
+		c.report(n, PKeyMismatch, fmt.Sprintf("a P_Key matching 0x%04x (equal low 15 bits, one full member)", fl.pkey),
+			fmt.Sprintf("0x%04x", pk), "P_Key 0x%04x does not match the connection's P_Key 0x%04x", pk, fl.pkey)
+	}
+}
+
+// frameAddrs returns the source and destination addresses of an IB frame.
+func frameAddrs(f *packet.Frame) (src, dst analysis.Addr) {
+	switch f.Encap {
+	case packet.RoCEv2IPv4:
+		return analysis.IPv4Addr([4]byte(f.IPv4[12:16])), analysis.IPv4Addr([4]byte(f.IPv4[16:20]))
+	case packet.RoCEv2IPv6:
+		return analysis.IPv6Addr([16]byte(f.IPv6[8:24])), analysis.IPv6Addr([16]byte(f.IPv6[24:40]))
+	case packet.RoCEv1, packet.IBGlobal:
+		return analysis.GIDAddr([16]byte(f.GRH.SGID())), analysis.GIDAddr([16]byte(f.GRH.DGID()))
+	case packet.IBLocal:
+		return analysis.LIDAddr(f.LRH.SLID()), analysis.LIDAddr(f.LRH.DLID())
+	}
+	return analysis.Addr{}, analysis.Addr{}
+}
+
+// lookup returns the flow of frame f to QP qp, creating it.
+func (c *Checker) lookup(f *packet.Frame, qp uint32) *flow {
+	src, dst := frameAddrs(f)
+	k := analysis.FlowKey{Encap: f.Encap, Src: src, Dst: dst, DstQP: qp}
+	for _, x := range c.cache {
+		if x != nil && x.key == k {
+			return x
+		}
+	}
+	fl := c.flow(k)
+	c.cache[1], c.cache[0] = c.cache[0], fl
+	return fl
+}
+
+func (c *Checker) flow(k analysis.FlowKey) *flow {
+	if fl, ok := c.flows[k]; ok {
+		return fl
+	}
+	fl := &flow{key: k, seq: len(c.order)}
+	if c.opts.PMTU != 0 {
+		fl.pmtu, fl.pmtuFrom = c.opts.PMTU, mtuOption
+	}
+	c.flows[k] = fl
+	c.order = append(c.order, fl)
+	pk := pairKey{k.Encap, k.Src, k.Dst}
+	c.byPair[pk] = append(c.byPair[pk], fl)
+	return fl
+}
+
+// pair makes a and b the two directions of one connection.
+func (c *Checker) pair(a, b *flow, how string) {
+	for _, x := range [2]*flow{a, b} {
+		if x.peer != nil && x.peer != a && x.peer != b {
+			x.peer.peer, x.peer.pairedBy = nil, ""
+		}
+	}
+	a.peer, b.peer = b, a
+	a.pairedBy, b.pairedBy = how, how
+	switch {
+	case a.pmtuFrom > b.pmtuFrom:
+		c.setPMTU(b, a.pmtu, a.pmtuFrom)
+	case b.pmtuFrom > a.pmtuFrom:
+		c.setPMTU(a, b.pmtu, b.pmtuFrom)
+	}
+	switch {
+	case a.pkeySet && !b.pkeySet:
+		b.pkey, b.pkeySet = a.pkey, true
+	case b.pkeySet && !a.pkeySet:
+		a.pkey, a.pkeySet = b.pkey, true
+	}
+}
+
+// pairByPSN finds, among the unpaired reverse flows that sent requests,
+// the one whose PSN range holds q (the most recent if several), and pairs
+// it with fl, which carries a response with PSN q.
+func (c *Checker) pairByPSN(fl *flow, q uint32) *flow {
+	var best *flow
+	for _, x := range c.byPair[pairKey{fl.key.Encap, fl.key.Dst, fl.key.Src}] {
+		if x == fl || x.peer != nil || !x.req.started || x.req.slots.len() == 0 {
+			continue
+		}
+		if rc.DiffPSN(q, x.req.first) < 0 || rc.DiffPSN(q, x.req.sentEnd()) >= 0 {
+			continue
+		}
+		if best == nil || x.lastFrame > best.lastFrame {
+			best = x
+		}
+	}
+	if best != nil {
+		c.pair(fl, best, "psn")
+	}
+	return best
+}
+
+// setPMTU records fl's (and its peer's) path MTU and resolves the READs
+// whose PSN count was waiting for it.
+func (c *Checker) setPMTU(fl *flow, n int, from mtuSource) {
+	for _, x := range [2]*flow{fl, fl.peer} {
+		if x == nil {
+			continue
+		}
+		changed := x.pmtu != n
+		x.pmtu, x.pmtuFrom = n, from
+		if changed {
+			c.resolveReads(x)
+		}
+	}
+}
+
+// learnPMTU records a PMTU seen in a full packet, unless one is known.
+func (c *Checker) learnPMTU(fl *flow, n int) {
+	if fl.pmtu == 0 && validPMTU(n) {
+		c.setPMTU(fl, n, mtuPackets)
+	}
+}
+
+// cm learns QPNs, starting PSNs, PMTU and P_Key from a CM REQ/REP pair.
+func (c *Checker) cm(f *packet.Frame, n int) {
+	m, err := cm.FromPacket(&f.Transport)
+	if err != nil {
+		return
+	}
+	src, dst := frameAddrs(f)
+	switch m.AttributeID() {
+	case cm.AttrREQ:
+		r, err := m.REQ()
+		if err != nil {
+			return
+		}
+		k := cmKey{f.Encap, src, dst, r.LocalCommID()}
+		if _, ok := c.cmPending[k]; ok {
+			return
+		}
+		c.cmPending[k] = &cmREQ{qpn: r.LocalQPN(), psn: r.StartingPSN(), mtu: cm.MTUBytes(r.PathMTU()), pkey: r.PKey(),
+			rc: r.TransportType() == cm.ServiceRC, frame: n}
+	case cm.AttrREP:
+		r, err := m.REP()
+		if err != nil {
+			return
+		}
+		k := cmKey{f.Encap, dst, src, r.RemoteCommID()}
+		req, ok := c.cmPending[k]
+		if !ok {
+			return
+		}
+		delete(c.cmPending, k)
+		if !req.rc {
+			return
+		}
+		info := &cmInfo{reqFrame: req.frame, repFrame: n, activeQPN: req.qpn, passiveQPN: r.LocalQPN(), pmtu: req.mtu, pkey: req.pkey}
+		// Active -> passive requests go to the passive QP and start at the
+		// REP's PSN; passive -> active at the REQ's.
+		ap := c.flow(analysis.FlowKey{Encap: f.Encap, Src: dst, Dst: src, DstQP: r.LocalQPN()})
+		pa := c.flow(analysis.FlowKey{Encap: f.Encap, Src: src, Dst: dst, DstQP: req.qpn})
+		c.pair(ap, pa, "cm")
+		ap.cmInfo, pa.cmInfo = info, info
+		ap.req.startAt(r.StartingPSN())
+		pa.req.startAt(req.psn)
+		if req.pkey != 0 && !ap.pkeySet {
+			ap.pkey, ap.pkeySet = req.pkey, true
+			pa.pkey, pa.pkeySet = req.pkey, true
+		}
+		if validPMTU(req.mtu) && ap.pmtuFrom < mtuCM {
+			c.setPMTU(ap, req.mtu, mtuCM)
+		}
+	}
+}

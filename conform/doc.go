@@ -1,0 +1,82 @@
+// Package conform checks captured RC traffic against the Reliable
+// Connection rules of ib-facts.md §5: it replays a capture per connection
+// and reports every departure from the spec it can prove, with the frame,
+// the rule (a section of ib-facts.md) and what was expected instead.
+//
+// # Connections
+//
+// A flow is one direction between two QPs (encapsulation, source and
+// destination address, destination QP), as package analysis keys it. Two
+// flows form a connection when a CM REQ/REP pair names both QPs (which also
+// gives the starting PSN of each side's requests, the path MTU and the
+// P_Key), or else when a response's PSN falls inside the requests one
+// reverse flow sent. Each connection has two channels: the requests one
+// side sends and the other side's answers to them, and the same the other
+// way round.
+//
+// # What a capture can prove
+//
+// The capture is taken at one point of the path. A packet lost before that
+// point is never seen; one lost after it is seen although its receiver
+// never got it. The checker accepts every behaviour that some such pattern
+// of losses explains, and so reports only what no loss pattern can
+// explain. It keeps, per channel:
+//
+//   - the requests by PSN, as first sent (opcode, length, RETH, a CRC of
+//     the payload), which a go-back-N must resend unchanged (§5.5), and the
+//     N PSNs each READ reserves (§5.3);
+//   - level: the PSN after the highest one any captured response
+//     acknowledged (ACK PSN + 1, NAK PSN, READ response PSN + 1). The
+//     requester cannot know more, so a go-back-N must start at or before it;
+//   - contig: the highest PSN the responder can have reached, the end of the
+//     requests seen without a gap (and, after a NAK or RNR NAK at PSN p, seen
+//     again since: the responder lacks p). An ACK past it, or a NAK naming a
+//     PSN past it, is impossible;
+//   - the MSN the responder must carry: the number of messages (SEND/WRITE
+//     Last or Only, READ, atomic, FLUSH, ATOMIC WRITE) it completed before
+//     the acknowledged PSN (§5.9). The count starts at 0 when the CM
+//     announced the connection, else at the first AETH seen.
+//
+// The opcode sequence (§5.6) and a WRITE's length are judged in PSN order,
+// between packets both seen, so a capture that starts inside a message or
+// misses packets raises nothing. The path MTU comes from Options.PMTU,
+// else the CM REQ, else the first full First or Middle packet (or READ
+// response); until it is known a READ's N is only bounded.
+//
+// Assumptions: each direction is FIFO (no reordering, no duplication by the
+// network); the capture saw every packet that passed its point. One check
+// needs more: a go-back-N run is expected to be seen from its first packet,
+// unless requests of the channel were already seen to go missing before
+// the capture point (a PSN skipped), in which case BadRetransmission is
+// not reported. A capture point in the middle of a lossy path that loses
+// exactly the first packet of a retransmission (and no request before it)
+// would make a conforming requester look wrong.
+//
+// At the end of the capture, every request that needed an answer (AckReq,
+// or a READ or atomic) and got none is a MissingACK. A capture that simply
+// stops before the last ACK shows one too: it is a fact about the file.
+//
+// A fatal NAK (invalid request, remote access or remote operational
+// error) moves the connection to the Error state (§5.10): later packets of
+// that connection are counted, not checked.
+//
+// # Why not a shadow rc.QP
+//
+// Package rc is an exact endpoint: it must be told exactly which packets
+// arrived, and its memory regions and receive queue decide ACK versus NAK.
+// A capture gives neither: the capture point sees a superset or a subset of
+// what each end received, and the R_Keys, buffers and receive WQEs behind
+// the traffic are unknown. So the responder's expectations are modelled
+// here, as bounds; package rc (through rc/rctest) produces the conforming
+// and faulted exchanges the tests check. Driving rc itself would need a
+// Memory that accepts any R_Key and address and a mode that never RNR-NAKs.
+//
+// # Use
+//
+//	findings, summary, err := conform.CheckFile("trace.pcapng", conform.Options{})
+//
+// or, frame by frame, New, Frame for each decoded frame (allocation-free for
+// conforming traffic once warm), Finish, then Findings and Summary. The
+// finding kinds are stable strings, listed in Kinds, each citing one rule
+// (Kind.Rule).
+package conform

@@ -1,0 +1,71 @@
+package conform
+
+import (
+	"io"
+
+	"github.com/rocekit/rocekit/packet"
+	"github.com/rocekit/rocekit/pcap"
+)
+
+// CheckFile checks the capture at path (pcap, pcapng, gzip; "-" is
+// standard input) and returns every finding, ordered by frame, and the
+// summary. A damaged file returns the findings and summary of the frames
+// read before the damage, and the error.
+func CheckFile(path string, opts Options) ([]Finding, Summary, error) {
+	r, err := pcap.Open(path)
+	if err != nil {
+		return nil, Summary{}, err
+	}
+	defer r.Close()
+	return CheckReader(r, opts)
+}
+
+// CheckReader is CheckFile for an open capture.
+func CheckReader(r *pcap.Reader, opts Options) ([]Finding, Summary, error) {
+	c := New(opts)
+	err := c.ReadAll(r)
+	c.Finish(nil)
+	return c.Findings(), c.Summary(), err
+}
+
+// ReadAll feeds every record of r to the checker (not calling Finish); it
+// returns the reader's error, nil at the end of the file.
+func (c *Checker) ReadAll(r *pcap.Reader) error {
+	var f packet.Frame
+	f.Ports = c.opts.Ports
+	var scratch []Finding
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		derr := DecodeRecord(&f, rec)
+		scratch = c.Frame(rec.Index, rec.Time, &f, derr, scratch[:0])
+	}
+}
+
+// DecodeRecord decodes a capture record's frame into f (whose Ports it
+// keeps) and returns the decoding error, if any. A record whose link layer
+// cannot be stripped leaves f empty (no IB transport).
+func DecodeRecord(f *packet.Frame, rec *pcap.Record) error {
+	p, err := rec.Network()
+	if err != nil {
+		*f = packet.Frame{Ports: f.Ports}
+		return err
+	}
+	switch p.Layer {
+	case pcap.LayerEthernet:
+		return f.DecodeEthernet(p.Data)
+	case pcap.LayerIPv4, pcap.LayerIPv6:
+		return f.DecodeIP(p.Data)
+	case pcap.LayerEtherType:
+		return f.DecodeEtherType(p.EtherType, p.Data)
+	case pcap.LayerInfiniBand:
+		return f.DecodeIB(p.Data)
+	}
+	*f = packet.Frame{Ports: f.Ports}
+	return nil
+}

@@ -1,0 +1,145 @@
+package conform
+
+import (
+	"github.com/rocekit/rocekit/opcode"
+	"github.com/rocekit/rocekit/rc"
+)
+
+// slot is what the checker remembers of one request PSN (or, for a READ,
+// of the PSNs it reserved): the packet as first sent, where it was seen and
+// what the responder owes for it.
+type slot struct {
+	psn uint32
+	// span is the PSNs the request uses: 1, or a READ's N. While the PMTU
+	// is unknown a READ's N is only bounded: spanKnown is false, span is
+	// spanLo until the next request shows where the READ ended (obsNext).
+	span      uint32
+	spanLo    uint32
+	spanHi    uint32
+	spanKnown bool
+	obsNext   bool // the next new request came at psn+span (tentative span)
+	nextFrame int  // its frame
+
+	op     opcode.Opcode
+	ackReq bool
+	plen   uint32 // payload bytes
+	pcrc   uint32 // CRC-32C of the payload
+	va     uint64 // RETH or AtomicETH
+	rkey   uint32
+	dlen   uint32 // RETH DMA length
+
+	frame int // first capture
+	last  int // latest capture
+
+	// Message accounting in PSN order: known once the previous packets of
+	// the message are.
+	accKnown bool
+	msgBytes uint64 // bytes of the message up to and including this packet
+	msgLen   uint32 // WRITE: RETH DMA length of the message
+	msgStart uint32 // PSN of the message's first packet
+	msgFrame int    // its frame
+
+	// invalid: the model says the responder must NAK this packet with
+	// invalid request; why says why.
+	invalid bool
+	why     string
+
+	msnAfter uint32 // responder MSN after this request, once counted
+	msnSet   bool
+
+	// READ (FLUSH, ATOMIC WRITE) responses.
+	respNext    uint32 // PSN after the latest response seen
+	respStarted bool
+	respDone    bool // a Last or Only was seen
+	respBad     bool // a finding was reported: no more for this READ
+	replayAt    uint32
+	replaySet   bool // a re-request asked for responses from replayAt
+}
+
+// end is the PSN after the slot's range (tentative for a READ of unknown N).
+func (s *slot) end() uint32 { return rc.AddPSN(s.psn, s.span) }
+
+// open reports whether the slot is a READ whose N is unknown and that no
+// later request has bounded yet.
+func (s *slot) open() bool { return !s.spanKnown && !s.obsNext }
+
+// cover is the number of PSNs the slot may use: its span, or for an open
+// READ the most it can have reserved.
+func (s *slot) cover() uint32 {
+	if s.open() {
+		return s.spanHi
+	}
+	return max(s.span, 1)
+}
+
+// contains reports whether psn lies in the slot's range.
+func (s *slot) contains(psn uint32) bool {
+	d := rc.DiffPSN(psn, s.psn)
+	return d >= 0 && uint32(d) < s.cover()
+}
+
+// slotRing holds a channel's slots in PSN order: a ring that grows to the
+// largest number outstanding and then allocates nothing.
+type slotRing struct {
+	buf  []slot // len is 0 or a power of two
+	head int
+	n    int
+}
+
+func (r *slotRing) len() int          { return r.n }
+func (r *slotRing) at(i int) *slot    { return &r.buf[(r.head+i)&(len(r.buf)-1)] }
+func (r *slotRing) front() *slot      { return r.at(0) }
+func (r *slotRing) back() *slot       { return r.at(r.n - 1) }
+func (r *slotRing) popFront()         { *r.at(0) = slot{}; r.head = (r.head + 1) & (len(r.buf) - 1); r.n-- }
+func (r *slotRing) pushBack(s *slot)  { r.insert(r.n, s) }
+func (r *slotRing) reset()            { r.head, r.n = 0, 0 }
+func (r *slotRing) validIndex(i int) bool { return i >= 0 && i < r.n }
+
+func (r *slotRing) grow() {
+	n := 2 * len(r.buf)
+	if n == 0 {
+		n = 64
+	}
+	b := make([]slot, n)
+	for i := 0; i < r.n; i++ {
+		b[i] = *r.at(i)
+	}
+	r.buf, r.head = b, 0
+}
+
+// insert puts s at index i, moving the later slots up (holes are filled
+// rarely: the common insertion is at the back).
+func (r *slotRing) insert(i int, s *slot) {
+	if r.n == len(r.buf) {
+		r.grow()
+	}
+	for j := r.n; j > i; j-- {
+		*r.at(j) = *r.at(j - 1)
+	}
+	*r.at(i) = *s
+	r.n++
+}
+
+// search returns the index of the last slot whose PSN is not after psn, or
+// -1 (slots are in PSN order within a window shorter than 2^23).
+func (r *slotRing) search(psn uint32) int {
+	lo, hi := 0, r.n // first index with slot.psn after psn
+	for lo < hi {
+		m := (lo + hi) / 2
+		if rc.DiffPSN(r.at(m).psn, psn) > 0 {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo - 1
+}
+
+// find returns the index of the slot whose range holds psn, or -1.
+func (r *slotRing) find(psn uint32) int {
+	i := r.search(psn)
+	if i >= 0 && r.at(i).contains(psn) {
+		return i
+	}
+	return -1
+}
