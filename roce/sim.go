@@ -23,9 +23,11 @@ const qpnBase = 0x11
 // the scenario.
 type Options struct {
 	// Trace, if set, receives a capture of every frame put on every link,
-	// as sent (before the link's faults): classic pcap, or pcapng with one
-	// interface per link, per TraceFormat. Timestamps are simulated time
-	// from the Unix epoch, to the nanosecond.
+	// as its port sends it (before that link's faults; a frame corrupted
+	// on one hop is captured corrupted on the next): classic pcap, or
+	// pcapng with one interface per link (in scenario order), per
+	// TraceFormat. Timestamps are simulated time from the Unix epoch, to
+	// the nanosecond.
 	Trace       io.Writer
 	TraceFormat pcap.Format
 	// Snaplen, if positive, cuts each captured frame to that many bytes.
