@@ -44,8 +44,9 @@ type Summary struct {
 	Timeouts        uint64 `json:"timeouts"`
 	Retries         uint64 `json:"retries"`
 	// NAKs counts NAKs the responders sent, by kind: PSN_SEQUENCE_ERROR,
-	// INVALID_REQUEST, REMOTE_ACCESS_ERROR, REMOTE_OPERATIONAL_ERROR,
-	// RESERVED, and RNR_NAK; RNRNAKs repeats the last.
+	// INVALID_REQUEST, REMOTE_ACCESS_ERROR, REMOTE_OPERATIONAL_ERROR and
+	// RNR_NAK always, INVALID_RD_REQUEST and RESERVED (codes 5-31) when
+	// seen; RNRNAKs repeats RNR_NAK.
 	NAKs    map[string]uint64 `json:"naks"`
 	RNRNAKs uint64            `json:"rnr_naks"`
 	// Latency is the completion latency of successful work requests (post
@@ -163,8 +164,11 @@ func (s *Sim) summary(end sim.Time, wall time.Duration) *Summary {
 	for c := aeth.PSNSequenceError; c <= aeth.RemoteOperationalError; c++ {
 		sum.NAKs[c.String()] = st.naks[c]
 	}
-	if st.naks[4]+st.naks[5] > 0 {
-		sum.NAKs["RESERVED"] = st.naks[4] + st.naks[5]
+	if st.naks[aeth.InvalidRDRequest] > 0 { // RD only: not expected on RC
+		sum.NAKs[aeth.InvalidRDRequest.String()] = st.naks[aeth.InvalidRDRequest]
+	}
+	if st.naks[5] > 0 {
+		sum.NAKs["RESERVED"] = st.naks[5]
 	}
 	sum.NAKs["RNR_NAK"] = st.rnrNaks
 	for _, c := range s.conns {
