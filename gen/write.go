@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -157,6 +158,15 @@ func newStream(o *Output, ws []io.Writer, lt pcap.LinkType, closers []io.Closer)
 	return &stimStream{w: w, c: closers}, nil
 }
 
+// baseNames strips the directories: the manifest sits beside the streams.
+func baseNames(ns []string) []string {
+	r := make([]string, len(ns))
+	for i, n := range ns {
+		r[i] = filepath.Base(n)
+	}
+	return r
+}
+
 func oneLine(s string) string { return strings.NewReplacer("\n", " ", "\r", " ").Replace(s) }
 
 // Write generates the streams (Generate) and writes them and the manifest
@@ -243,7 +253,7 @@ func (p *prepared) writeTo(o *Output, inW, outW []io.Writer, manW io.Writer, inC
 	if manW != nil {
 		man = NewManifestWriter(manW)
 		inF, outF, _ := o.Files()
-		man.Begin(p.src, &p.opt, o, inF, outF)
+		man.Begin(p.src, &p.opt, o, baseNames(inF), baseNames(outF))
 	}
 	sink := SinkFunc(func(f *Frame) error {
 		var err error
