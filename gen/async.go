@@ -52,11 +52,14 @@ func (a *asyncSink) failed() error {
 // Frame copies f (its data and completions) into the current batch.
 func (a *asyncSink) Frame(f *Frame) error {
 	b := a.cur
-	b.offs = append(b.offs, len(b.data))
-	b.data = append(b.data, f.Data...)
 	b.frames = append(b.frames, *f)
 	c := &b.frames[len(b.frames)-1]
-	c.Data = nil
+	if f.stable {
+		b.offs = append(b.offs, -1) // a source frame: no copy needed
+	} else {
+		b.offs = append(b.offs, len(b.data))
+		b.data = append(b.data, f.Data...) // c.Data keeps the length; consume repoints it
+	}
 	if len(f.Completions) > 0 {
 		k := len(b.comps)
 		b.comps = append(b.comps, f.Completions...)
@@ -83,11 +86,9 @@ func (a *asyncSink) consume() {
 		if a.failed() == nil {
 			for i := range b.frames {
 				f := &b.frames[i]
-				end := len(b.data)
-				if i+1 < len(b.offs) {
-					end = b.offs[i+1]
+				if o := b.offs[i]; o >= 0 {
+					f.Data = b.data[o : o+len(f.Data) : o+len(f.Data)]
 				}
-				f.Data = b.data[b.offs[i]:end:end]
 				if err := a.inner.Frame(f); err != nil {
 					a.mu.Lock()
 					a.err = err

@@ -136,6 +136,7 @@
 //	    "qp": 18,                              // DUT QP the defaults come from (default: the first)
 //	    "time_ns": 1000,                       // no earlier than this (default: back to back)
 //	    "purpose": "first of a 3-packet WRITE",
+//	    "repeat": 1,                           // send it N times, defaults (PSN) taken anew each time
 //	    "bth": {"se": false, "m": false, "pad_cnt": 0, "tver": 0, "pkey": 65535, "fecn": false,
 //	            "becn": false, "resv6": 0, "dest_qp": 18, "ack_req": false, "resv7": 0, "psn": 0},
 //	    "reth": {"va": "0x10000000", "rkey": "0x100", "dma_len": 2048},

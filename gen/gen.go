@@ -64,6 +64,7 @@ type Frame struct {
 
 	purpose string
 	inf     *info
+	stable  bool // Data stays valid after the Sink call (it is a source frame's)
 }
 
 // Purpose says what the frame is for: "RC_RDMA_WRITE_FIRST of WR 3",
@@ -319,7 +320,7 @@ func (g *generator) run(plan []Kind) error {
 		k := plan[i]
 		switch {
 		case k == 0:
-			if err := g.emit(sf.Data, sf.Time, i, nil, ""); err != nil {
+			if err := g.emit(sf.Data, true, sf.Time, i, nil, ""); err != nil {
 				return err
 			}
 		case k.removes():
@@ -328,12 +329,12 @@ func (g *generator) run(plan []Kind) error {
 			g.res.Faults = append(g.res.Faults, f)
 		case k == Duplicate:
 			orig := g.nIn
-			if err := g.emit(sf.Data, sf.Time, i, nil, ""); err != nil {
+			if err := g.emit(sf.Data, true, sf.Time, i, nil, ""); err != nil {
 				return err
 			}
 			f := &Fault{Kind: k, Source: i, Frame: g.nIn, Other: orig, Bit: -1, Detail: "copy of input frame " + strconv.Itoa(orig)}
 			g.res.Faults = append(g.res.Faults, f)
-			if err := g.emit(sf.Data, sf.Time, i, f, "duplicate of input "+strconv.Itoa(orig)+": "+g.purposeOf(i)); err != nil {
+			if err := g.emit(sf.Data, true, sf.Time, i, f, "duplicate of input "+strconv.Itoa(orig)+": "+g.purposeOf(i)); err != nil {
 				return err
 			}
 		case k == Reorder:
@@ -341,15 +342,15 @@ func (g *generator) run(plan []Kind) error {
 			f := &Fault{Kind: k, Source: i, Frame: g.nIn + 1, Other: g.nIn, Bit: -1,
 				Detail: fmt.Sprintf("source frames %d and %d swapped", i, i+1)}
 			g.res.Faults = append(g.res.Faults, f)
-			if err := g.emit(nx.Data, sf.Time, i+1, f, ""); err != nil {
+			if err := g.emit(nx.Data, true, sf.Time, i+1, f, ""); err != nil {
 				return err
 			}
-			if err := g.emit(sf.Data, nx.Time, i, f, ""); err != nil {
+			if err := g.emit(sf.Data, true, nx.Time, i, f, ""); err != nil {
 				return err
 			}
 			i++
 		case k == GhostACK:
-			if err := g.emit(sf.Data, sf.Time, i, nil, ""); err != nil {
+			if err := g.emit(sf.Data, true, sf.Time, i, nil, ""); err != nil {
 				return err
 			}
 			data, f, err := g.fa.ghostACK(int(g.inf[i].qp), g.scratch)
@@ -360,7 +361,7 @@ func (g *generator) run(plan []Kind) error {
 			f.Source, f.Frame = i, g.nIn
 			fp := &f
 			g.res.Faults = append(g.res.Faults, fp)
-			if err := g.emit(data, sf.Time, -1, fp, fmt.Sprintf("ghost ACK for PSN %d (fault, after input %d)", g.src.DUT.QPs[g.inf[i].qp].SQPSN, g.nIn-1)); err != nil {
+			if err := g.emit(data, false, sf.Time, -1, fp, fmt.Sprintf("ghost ACK for PSN %d (fault, after input %d)", g.src.DUT.QPs[g.inf[i].qp].SQPSN, g.nIn-1)); err != nil {
 				return err
 			}
 		default:
@@ -374,7 +375,7 @@ func (g *generator) run(plan []Kind) error {
 			f.Source, f.Frame = i, g.nIn
 			fp := &f
 			g.res.Faults = append(g.res.Faults, fp)
-			if err := g.emit(data, sf.Time, i, fp, ""); err != nil {
+			if err := g.emit(data, false, sf.Time, i, fp, ""); err != nil {
 				return err
 			}
 		}
@@ -393,14 +394,15 @@ func (g *generator) purposeOf(i int) string {
 // emit times one input frame, runs it through the model and hands it and
 // its outputs to the sink. base is the time it would have had in the
 // source; frames never overlap on the wire.
-func (g *generator) emit(data []byte, base sim.Time, srcIdx int, f *Fault, purpose string) error {
+func (g *generator) emit(data []byte, stable bool, base sim.Time, srcIdx int, f *Fault, purpose string) error {
 	d := &g.src.DUT
 	t := max(base, g.prevEnd)
 	g.prevEnd = t + d.txTime(len(data))
 	v := g.m.receive(t, data)
 	in := &g.in
 	*in = Frame{Stream: In, Index: g.nIn, Time: t, Data: data, QP: v.qp, Source: srcIdx, Fault: f,
-		Reaction: v.reaction, Reason: v.reason, FirstOut: g.nOut, NumOut: len(g.m.outs), Completions: v.comps, purpose: purpose}
+		Reaction: v.reaction, Reason: v.reason, FirstOut: g.nOut, NumOut: len(g.m.outs), Completions: v.comps, purpose: purpose,
+		stable: stable}
 	if bt := g.m.fr.Transport.BTH; bt != nil && g.m.fr.IsRoCE() {
 		in.HasBTH, in.Opcode, in.PSN = true, bt.Opcode(), bt.PSN()
 	}

@@ -142,6 +142,7 @@ type jPacket struct {
 	QP      num             `json:"qp"`
 	TimeNS  *float64        `json:"time_ns"`
 	Purpose string          `json:"purpose"`
+	Repeat  num             `json:"repeat"`
 	BTH     jBTH            `json:"bth"`
 	RDETH   *struct {
 		Resv8     num `json:"resv8"`
@@ -299,11 +300,9 @@ func ParsePackets(data []byte) (*Source, error) {
 		b.next[i] = dut.QPs[i].RQPSN
 	}
 	for i := range l.Packets {
-		f, err := b.build(i, &l.Packets[i])
-		if err != nil {
+		if err := b.build(i, &l.Packets[i], &src.Frames); err != nil {
 			return nil, fmt.Errorf("packet %d: %w", i, err)
 		}
-		src.Frames = append(src.Frames, f)
 	}
 	return src, nil
 }
@@ -441,6 +440,7 @@ type builder struct {
 	calc    icrc.Calc
 	fr      packet.Frame
 	prevEnd sim.Time
+	arena   []byte
 }
 
 func parseOpcode(raw json.RawMessage) (opcode.Opcode, error) {
@@ -524,23 +524,23 @@ func parseCRC(raw json.RawMessage, w int) (uint64, bool, error) {
 	return v, true, err
 }
 
-func (b *builder) build(idx int, p *jPacket) (SourceFrame, error) {
+func (b *builder) build(idx int, p *jPacket, out *[]SourceFrame) error {
 	d := b.dut
 	op, err := parseOpcode(p.Opcode)
 	if err != nil {
-		return SourceFrame{}, err
+		return err
 	}
 	qi := 0
 	if p.QP.set {
 		if qi = d.qpIndex(uint32(p.QP.v)); qi < 0 {
-			return SourceFrame{}, fmt.Errorf("qp 0x%x is not a DUT QP", p.QP.v)
+			return fmt.Errorf("qp 0x%x is not a DUT QP", p.QP.v)
 		}
 	}
 	q := &d.QPs[qi]
 	ff := d.inTemplate(q)
 	t := &ff.Transport
 	if t.Payload, err = parsePayload(p.Payload, idx); err != nil {
-		return SourceFrame{}, err
+		return err
 	}
 	var mr MR
 	if len(d.MRs) > 0 {
@@ -581,7 +581,7 @@ func (b *builder) build(idx int, p *jPacket) (SourceFrame, error) {
 	}
 	for _, x := range vals {
 		if err := set(x.n, x.name, x.w, x.d, x.dst); err != nil {
-			return SourceFrame{}, err
+			return err
 		}
 	}
 	var errs []error
@@ -741,47 +741,61 @@ func (b *builder) build(idx int, p *jPacket) (SourceFrame, error) {
 		errs = append(errs, fmt.Errorf("vcrc: RoCE frames carry no VCRC"))
 	}
 	if len(errs) > 0 {
-		return SourceFrame{}, errs[0]
+		return errs[0]
 	}
-	data := make([]byte, ff.Len())
-	n, err := ff.EncodeWith(data, &b.calc)
-	if err != nil {
-		return SourceFrame{}, err
+	if p.TimeNS != nil && *p.TimeNS < 0 {
+		return fmt.Errorf("time_ns %g: negative", *p.TimeNS)
 	}
-	data = data[:n]
-	if icrcSet || vcrcSet {
-		decode(&b.fr, d.Encap, data)
-		l, ok := frameLayout(&b.fr)
-		if !ok {
-			return SourceFrame{}, fmt.Errorf("cannot place the ICRC")
+	reps := p.Repeat.or(1)
+	if reps < 1 || reps > 1<<26 {
+		return fmt.Errorf("repeat %d: want 1 to 2^26", reps)
+	}
+	for k := uint64(0); k < reps; k++ {
+		if k > 0 && !bt.PSN.set {
+			t.BTH.PSN = b.next[qi]
 		}
-		if icrcSet {
-			icrc.Put(data[l.icrc:], uint32(icrcV))
-			if l.vcrc >= 0 {
-				icrc.PutVCRC(data[l.vcrc:], icrc.VCRC(data[l.l3:l.vcrc]))
+		n := ff.Len()
+		if cap(b.arena)-len(b.arena) < n {
+			b.arena = make([]byte, 0, max(1<<20, n))
+		}
+		off := len(b.arena)
+		b.arena = b.arena[:off+n]
+		data := b.arena[off : off+n : off+n]
+		if _, err := ff.EncodeWith(data, &b.calc); err != nil {
+			return err
+		}
+		if icrcSet || vcrcSet {
+			decode(&b.fr, d.Encap, data)
+			l, ok := frameLayout(&b.fr)
+			if !ok {
+				return fmt.Errorf("cannot place the ICRC")
+			}
+			if icrcSet {
+				icrc.Put(data[l.icrc:], uint32(icrcV))
+				if l.vcrc >= 0 {
+					icrc.PutVCRC(data[l.vcrc:], icrc.VCRC(data[l.l3:l.vcrc]))
+				}
+			}
+			if vcrcSet {
+				icrc.PutVCRC(data[l.vcrc:], uint16(vcrcV))
 			}
 		}
-		if vcrcSet {
-			icrc.PutVCRC(data[l.vcrc:], uint16(vcrcV))
+		// The next packet's default PSN follows this RC request's: a READ
+		// request takes one PSN per response packet (§5.3).
+		if op.Valid() && op.IsRequest() && op.Transport() == opcode.RC && t.BTH.DestQP == q.QPN {
+			np := uint32(1)
+			if op.Operation() == opcode.RDMAReadRequest {
+				mtu := uint64(q.MTU)
+				np = uint32(max(1, (uint64(t.RETH.DMALen)+mtu-1)/mtu))
+			}
+			b.next[qi] = rc.AddPSN(t.BTH.PSN, np)
 		}
-	}
-	// The next packet's default PSN follows this RC request's: a READ
-	// request takes one PSN per response packet (§5.3).
-	if op.Valid() && op.IsRequest() && op.Transport() == opcode.RC && t.BTH.DestQP == q.QPN {
-		np := uint32(1)
-		if op.Operation() == opcode.RDMAReadRequest {
-			mtu := uint64(q.MTU)
-			np = uint32(max(1, (uint64(t.RETH.DMALen)+mtu-1)/mtu))
+		ts := b.prevEnd
+		if p.TimeNS != nil && k == 0 {
+			ts = max(ts, sim.FromSeconds(*p.TimeNS*1e-9))
 		}
-		b.next[qi] = rc.AddPSN(t.BTH.PSN, np)
+		b.prevEnd = ts + d.txTime(n)
+		*out = append(*out, SourceFrame{Time: ts, Data: data, Purpose: p.Purpose})
 	}
-	ts := b.prevEnd
-	if p.TimeNS != nil {
-		if *p.TimeNS < 0 {
-			return SourceFrame{}, fmt.Errorf("time_ns %g: negative", *p.TimeNS)
-		}
-		ts = max(ts, sim.FromSeconds(*p.TimeNS*1e-9))
-	}
-	b.prevEnd = ts + d.txTime(len(data))
-	return SourceFrame{Time: ts, Data: data, Purpose: p.Purpose}, nil
+	return nil
 }

@@ -156,6 +156,33 @@ func decodeAETH(t *testing.T, src *Source, b []byte) aeth.Syndrome {
 	return fr.Transport.AETH.Syndrome()
 }
 
+// "repeat" sends a packet N times, each copy taking the defaults anew (the
+// PSN continues) unless the entry fixes them (the same PSN: duplicates).
+func TestPacketListRepeat(t *testing.T) {
+	src, err := ParsePackets([]byte(`[
+	  {"opcode": "RC_RDMA_WRITE_ONLY", "payload": {"len": 64}, "repeat": 5},
+	  {"opcode": "RC_RDMA_READ_REQUEST", "reth": {"dma_len": 2048}, "repeat": 2},
+	  {"opcode": "RC_SEND_ONLY", "bth": {"psn": 9}, "payload": "01", "repeat": 3}
+	]`))
+	require.NoError(t, err)
+	require.Len(t, src.Frames, 10)
+	var psns []uint32
+	for _, f := range src.Frames {
+		fr, err := decodeT(src, f.Data)
+		require.NoError(t, err)
+		psns = append(psns, fr.Transport.BTH.PSN())
+	}
+	assert.Equal(t, []uint32{0, 1, 2, 3, 4, 5, 7, 9, 9, 9}, psns)
+	g := collect(t, src, Options{})
+	var got []Reaction
+	for _, f := range g.in {
+		got = append(got, f.Reaction)
+	}
+	assert.Equal(t, []Reaction{Accept, Accept, Accept, Accept, Accept, Accept, Accept, Accept, DupReACK, DupReACK}, got)
+	_, err = ParsePackets([]byte(`[{"opcode": 4, "repeat": 0}]`))
+	assert.ErrorContains(t, err, "repeat")
+}
+
 func TestPacketListErrors(t *testing.T) {
 	for _, c := range []struct{ list, err string }{
 		{`[{"opcode": "RC_SEND_ONLY", "bogus": 1}]`, `unknown field "bogus"`},
