@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -750,6 +751,7 @@ func (b *builder) build(idx int, p *jPacket, out *[]SourceFrame) error {
 	if reps < 1 || reps > 1<<26 {
 		return fmt.Errorf("repeat %d: want 1 to 2^26", reps)
 	}
+	*out = slices.Grow(*out, int(reps))
 	for k := uint64(0); k < reps; k++ {
 		if k > 0 && !bt.PSN.set {
 			t.BTH.PSN = b.next[qi]

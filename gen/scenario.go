@@ -173,8 +173,12 @@ func FromScenario(sc *roce.Scenario, o ScenarioOptions) (*Source, error) {
 		arena = append(arena, frame...)
 		recs = append(recs, rec{now + d, arena[off:len(arena):len(arena)]})
 	}
-	if _, err := s.Run(); err != nil {
+	sum, err := s.Run()
+	if err != nil {
 		return nil, err
+	}
+	if len(recs) == 0 && sum.PacketsSent > 0 {
+		return nil, fmt.Errorf("the simulator sent %d frames but none reached gen's tap on link %d", sum.PacketsSent, link)
 	}
 
 	src := &Source{DUT: dut}

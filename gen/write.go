@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/pcap"
 	"github.com/rocekit/rocekit/rc"
 	"github.com/rocekit/rocekit/sim"
@@ -279,11 +280,22 @@ func (p *prepared) writeTo(o *Output, inW, outW []io.Writer, manW io.Writer, inC
 // ManifestWriter writes the manifest JSON (see the package documentation
 // for its format) as the frames go by: Begin, Frame for each frame, End.
 type ManifestWriter struct {
+	qpNum [][]byte // each DUT QP's number, formatted
 	w     *bufio.Writer
 	b     []byte
 	dut   *DUT
 	first bool
 	err   error
+}
+
+// opcodeJSON holds `,"opcode":"NAME","opcode_num":N` of every opcode.
+var opcodeJSON [256][]byte
+
+func init() {
+	for i := range opcodeJSON {
+		o := opcode.Opcode(i)
+		opcodeJSON[i] = fmt.Appendf(nil, ",\"opcode\":\"%s\",\"opcode_num\":%d", o, i)
+	}
 }
 
 // NewManifestWriter returns a manifest writer to w.
@@ -295,6 +307,10 @@ func NewManifestWriter(w io.Writer) *ManifestWriter {
 // asked for, format, files and the DUT description.
 func (m *ManifestWriter) Begin(src *Source, opt *Options, o *Output, inFiles, outFiles []string) {
 	m.dut = &src.DUT
+	m.qpNum = nil
+	for _, q := range src.DUT.QPs {
+		m.qpNum = append(m.qpNum, strconv.AppendUint(nil, uint64(q.QPN), 10))
+	}
 	b := m.b[:0]
 	b = append(b, "{\n  \"rocekit_gen_manifest\": 1,\n"...)
 	if o != nil && o.Command != "" {
@@ -359,15 +375,12 @@ func (m *ManifestWriter) Frame(f *Frame) error {
 	b = appendTime(b, f.Time)
 	b = append(b, ",\"qp\":"...)
 	if f.QP >= 0 {
-		b = strconv.AppendUint(b, uint64(m.dut.QPs[f.QP].QPN), 10)
+		b = append(b, m.qpNum[f.QP]...)
 	} else {
 		b = append(b, "null"...)
 	}
 	if f.HasBTH {
-		b = append(b, ",\"opcode\":\""...)
-		b = append(b, f.Opcode.String()...)
-		b = append(b, "\",\"opcode_num\":"...)
-		b = strconv.AppendUint(b, uint64(f.Opcode), 10)
+		b = append(b, opcodeJSON[f.Opcode]...)
 		b = append(b, ",\"psn\":"...)
 		b = strconv.AppendUint(b, uint64(f.PSN), 10)
 	} else {

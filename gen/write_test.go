@@ -279,3 +279,26 @@ func TestDeterminism(t *testing.T) {
 	g2 := collect(t, src, opt)
 	assert.NotEqual(t, datas(g1.in), datas(g2.in))
 }
+
+// An empty packet list gives empty streams and a valid manifest.
+func TestEmptySource(t *testing.T) {
+	src, err := ParsePackets([]byte(`[]`))
+	require.NoError(t, err)
+	for _, f := range Formats {
+		o := Output{Prefix: filepath.Join(t.TempDir(), "e"), Format: f, Width: 256}
+		res, err := Write(src, Options{}, o)
+		require.NoError(t, err, f)
+		assert.Zero(t, res.In+res.Out)
+		in, out, man := o.Files()
+		assert.Empty(t, readStream(t, &o, in))
+		assert.Empty(t, readStream(t, &o, out))
+		b, err := os.ReadFile(man)
+		require.NoError(t, err)
+		var m manifestJSON
+		require.NoError(t, json.Unmarshal(b, &m), string(b))
+		assert.Empty(t, m.Frames)
+	}
+	_, err = Write(src, Options{Faults: []FaultSpec{{Kind: Drop, At: -1}}}, Output{Prefix: filepath.Join(t.TempDir(), "e"), Format: "pcap"})
+	var ie *InputError
+	assert.ErrorAs(t, err, &ie, "no frame to drop")
+}
