@@ -2,7 +2,6 @@ package packet
 
 import (
 	"encoding/binary"
-	"sync"
 
 	"github.com/rocekit/rocekit"
 	"github.com/rocekit/rocekit/grh"
@@ -114,16 +113,11 @@ func (f *FrameFields) Len() int {
 
 func (f *FrameFields) ethLen() int { return EthernetLen + VLANLen*len(f.Eth.VLANs) }
 
-// Encode writes the frame into b and returns its length. It allocates nothing
-// in steady state (the ICRC scratch space comes from a pool).
+// Encode writes the frame into b and returns its length. It allocates nothing.
 func (f *FrameFields) Encode(b []byte) (int, error) {
-	c := calcPool.Get().(*icrc.Calc)
-	n, err := f.encode(b, c)
-	calcPool.Put(c)
-	return n, err
+	var c icrc.Calc
+	return f.encode(b, &c)
 }
-
-var calcPool = sync.Pool{New: func() any { return new(icrc.Calc) }}
 
 // EncodeWith is Encode with a caller-owned ICRC scratch space, for loops
 // that build many frames.
