@@ -156,11 +156,7 @@ func FromScenario(sc *roce.Scenario, o ScenarioOptions) (*Source, error) {
 	// move.
 	const chunk = 4 << 20
 	var arena []byte
-	type rec struct {
-		t    sim.Time
-		data []byte
-	}
-	var recs []rec
+	var recs []SourceFrame // every frame into the DUT host; filtered below, in place
 	d := sim.FromSeconds(delay * 1e-9)
 	s.Network().Tap = func(now sim.Time, l int, dr sim.Direction, frame []byte) {
 		if l != link || dr != dir {
@@ -171,7 +167,7 @@ func FromScenario(sc *roce.Scenario, o ScenarioOptions) (*Source, error) {
 		}
 		off := len(arena)
 		arena = append(arena, frame...)
-		recs = append(recs, rec{now + d, arena[off:len(arena):len(arena)]})
+		recs = append(recs, SourceFrame{Time: now + d, Data: arena[off:len(arena):len(arena)]})
 	}
 	sum, err := s.Run()
 	if err != nil {
@@ -181,7 +177,7 @@ func FromScenario(sc *roce.Scenario, o ScenarioOptions) (*Source, error) {
 		return nil, fmt.Errorf("the simulator sent %d frames but none reached gen's tap on link %d", sum.PacketsSent, link)
 	}
 
-	src := &Source{DUT: dut}
+	src := &Source{DUT: dut, Frames: recs[:0]}
 	var fr packet.Frame
 	var ff packet.FrameFields
 	var calc icrc.Calc
@@ -189,7 +185,7 @@ func FromScenario(sc *roce.Scenario, o ScenarioOptions) (*Source, error) {
 	mem.init(len(dut.QPs))
 	var buf []byte
 	for _, r := range recs {
-		data := r.data
+		data := r.Data
 		if err := fr.DecodeEthernet(data); err != nil || fr.Encap != packet.RoCEv2IPv4 {
 			continue
 		}
@@ -212,7 +208,7 @@ func FromScenario(sc *roce.Scenario, o ScenarioOptions) (*Source, error) {
 			}
 			data = buf[off : off+n : off+n]
 		}
-		src.Frames = append(src.Frames, SourceFrame{Time: r.t, Data: data})
+		src.Frames = append(src.Frames, SourceFrame{Time: r.Time, Data: data})
 	}
 	mem.finish(&src.DUT, o.MemInit)
 	return src, nil
