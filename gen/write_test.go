@@ -3,6 +3,7 @@ package gen
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -301,4 +302,29 @@ func TestEmptySource(t *testing.T) {
 	_, err = Write(src, Options{Faults: []FaultSpec{{Kind: Drop, At: -1}}}, Output{Prefix: filepath.Join(t.TempDir(), "e"), Format: "pcap"})
 	var ie *InputError
 	assert.ErrorAs(t, err, &ie, "no frame to drop")
+}
+
+// failAfter fails every write once n bytes went through.
+type failAfter struct{ n int }
+
+func (w *failAfter) Write(p []byte) (int, error) {
+	if w.n < len(p) {
+		return 0, errDiskFull
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+var errDiskFull = errors.New("disk full")
+
+// A writer that fails stops the generation with its error, whichever
+// stream or the manifest it is.
+func TestWriteErrors(t *testing.T) {
+	src := mixSource(t)
+	for i := 0; i < 3; i++ {
+		ws := []io.Writer{io.Discard, io.Discard, io.Discard}
+		ws[i] = &failAfter{n: 5000}
+		_, err := WriteTo(src, Options{}, Output{Format: "hex"}, ws[:1], ws[1:2], ws[2], nil, nil)
+		assert.ErrorIs(t, err, errDiskFull, "writer %d", i)
+	}
 }
