@@ -24,8 +24,9 @@ const keepAcked = 64
 // receiver never got it. The channel therefore keeps bounds. level is the
 // highest PSN any captured response acknowledged (the requester cannot have
 // learnt more); contig is the highest PSN the responder can have reached
-// (every request before it was seen, after the last NAK that set the
-// responder back).
+// (every request before it was seen: a PSN that never passed the capture
+// point never reached the responder). A NAK does not lower it for good: a
+// request captured before the NAK may still have been on its way.
 type channel struct {
 	started    bool
 	startKnown bool   // the CM told the first PSN: MSN starts at 0, the first packet opens a message
@@ -45,10 +46,15 @@ type channel struct {
 	contigOK   bool // false while a READ of unknown N leaves contig unbounded
 	resetFrame int  // frame of the last NAK or RNR NAK
 
-	// lossBeforeTap: requests were seen to go missing before the capture
-	// point (a PSN skipped): a go-back-N whose first packet is missing may
-	// have lost it the same way.
-	lossBeforeTap bool
+	// Where requests get lost relative to the capture point. lossBeforeTap:
+	// a PSN was skipped in the captured requests. lossAfterTap: a PSN
+	// sequence NAK named a PSN the capture saw (since the last NAK, and not
+	// refused by an RNR NAK). Only with the second and not the first is the
+	// capture point known to sit at the requester, where a go-back-N must be
+	// seen from its first packet.
+	lossBeforeTap, lossAfterTap bool
+	rnrPSN                      uint32
+	rnrFrame                    int
 
 	invalidSet   bool // a request the responder must NAK as invalid awaits its NAK
 	invalidPSN   uint32
@@ -221,11 +227,14 @@ func (c *Checker) request(fl *flow, n int, p *packet.Packet) {
 		ch.lastEnd = rc.AddPSN(q, 1) // forgotten, or before the first PSN known
 		return
 	}
-	if rc.DiffPSN(q, ch.lastEnd) < 0 {
-		// A jump back: a new go-back-N run starts (a jump forward inside a
-		// run only means its packets went missing).
+	if d := rc.DiffPSN(q, ch.lastEnd); d > 0 {
+		// A jump forward inside a retransmission run: its packets went
+		// missing before the capture point.
+		ch.lossBeforeTap = true
+	} else if d < 0 {
+		// A jump back: a new go-back-N run starts.
 		ch.goBacks++
-		if rc.DiffPSN(q, ch.level) > 0 && !ch.lossBeforeTap {
+		if rc.DiffPSN(q, ch.level) > 0 && ch.lossAfterTap && !ch.lossBeforeTap {
 			exp := "the oldest unacknowledged PSN " + psnStr(ch.level)
 			if ch.levelNAK {
 				exp = fmt.Sprintf("PSN %s, where the NAK at frame %d said", psnStr(ch.level), ch.levelFrame)
@@ -236,6 +245,14 @@ func (c *Checker) request(fl *flow, n int, p *packet.Packet) {
 		}
 	}
 	i := ch.slots.find(q)
+	if i >= 0 {
+		// Inside a READ whose N is unknown but past the fewest PSNs it can
+		// have reserved: the READ may end here and this fill a gap.
+		if sl := ch.slots.at(i); !sl.spanKnown && sl.psn != q && uint32(rc.DiffPSN(q, sl.psn)) >= sl.spanLo {
+			sl.span = uint32(rc.DiffPSN(q, sl.psn))
+			i = -1
+		}
+	}
 	if i < 0 {
 		// Into a hole: the first time this PSN is seen.
 		c.newSlot(fl, n, &s, pad, ch.slots.search(q)+1)
@@ -578,18 +595,14 @@ func (c *Checker) contig(ch *channel) {
 			return
 		}
 		s := ch.slots.at(i)
-		if s.psn != ch.contig {
-			ch.contig = s.end() // a bound left inside a READ's range
-			continue
-		}
-		if s.last <= ch.resetFrame {
-			return
-		}
-		if !s.spanKnown && !s.obsNext {
+		if s.open() {
 			ch.contigOK = false // up to spanHi PSNs: no bound until the next request
 			return
 		}
-		ch.contig = s.end()
+		if rc.DiffPSN(s.end(), ch.contig) <= 0 {
+			return
+		}
+		ch.contig = s.end() // (from inside a READ's range too)
 	}
 }
 
@@ -619,6 +632,13 @@ func (c *Checker) resolveReads(fl *flow) {
 		}
 		s.span, s.spanKnown = n, true
 		changed = true
+		if end := s.end(); !s.obsNext && rc.DiffPSN(end, ch.frontier) > 0 {
+			// The last request: the frontier was only its lower bound.
+			if ch.lastEnd == ch.frontier {
+				ch.lastEnd = end
+			}
+			ch.frontier = end
+		}
 	}
 	if changed {
 		ch.contigOK = false
@@ -660,10 +680,15 @@ func (c *Checker) response(fl *flow, n int, p *packet.Packet) {
 		return
 	}
 	ch := &peer.req
-	if rc.DiffPSN(q, ch.evicted) < 0 {
-		return // answers requests sent before the capture (or forgotten)
-	}
 	op := p.BTH.Opcode()
+	if rc.DiffPSN(q, ch.evicted) < 0 {
+		// Answers requests sent before the capture (or forgotten). A NAK
+		// still says the responder lacks everything captured so far.
+		if op.Operation() == opcode.Acknowledge && p.AETH.Syndrome().Kind() != aeth.ACK {
+			ch.resetFrame = n
+		}
+		return
+	}
 	switch op.Operation() {
 	case opcode.Acknowledge:
 		c.acknowledge(fl, peer, n, p)
@@ -681,13 +706,8 @@ func (ch *channel) unreached(lvl uint32) string {
 	if !ch.contigOK || rc.DiffPSN(lvl, ch.contig) <= 0 {
 		return ""
 	}
-	switch {
-	case rc.DiffPSN(ch.contig, ch.frontier) >= 0:
+	if rc.DiffPSN(ch.contig, ch.frontier) >= 0 {
 		return fmt.Sprintf("no request with PSN %s was sent", psnStr(ch.contig))
-	case ch.resetFrame != 0:
-		if i := ch.slots.find(ch.contig); i >= 0 && ch.slots.at(i).last <= ch.resetFrame {
-			return fmt.Sprintf("PSN %s was not sent again after the NAK at frame %d", psnStr(ch.contig), ch.resetFrame)
-		}
 	}
 	return fmt.Sprintf("PSN %s never reached it", psnStr(ch.contig))
 }
@@ -799,15 +819,28 @@ func (c *Checker) acknowledge(fl, peer *flow, n int, p *packet.Packet) {
 		if ch.invalidSet && ch.invalidPSN == q {
 			ch.invalidSet = false
 		}
+		if rnr {
+			ch.rnrPSN, ch.rnrFrame = q, n
+		}
+		if i := ch.slots.find(q); seq && i > 0 && ch.slots.at(i).psn == q && adjacent(ch.slots.at(i-1), ch.slots.at(i)) {
+			// PSN q passed the capture point after its predecessor and after
+			// the last NAK, and was not refused by an RNR NAK, yet the
+			// responder still expects it: it was lost after the capture
+			// point. (A capture at the responder cannot show this.)
+			s := ch.slots.at(i)
+			if s.last > ch.resetFrame && s.last > ch.slots.at(i-1).last && !(ch.rnrPSN == q && ch.rnrFrame > s.last) {
+				ch.lossAfterTap = true
+			}
+		}
 		c.checkMSN(peer, n, q, msn, nil)
 		if rc.DiffPSN(q, ch.lack) > 0 {
 			ch.lack, ch.lackFrame = q, n
 		}
 		ch.advance(q, n, true)
 		if !fatal {
-			// The responder lacks PSN q: everything from q must reach it
-			// again (go-back-N, §5.5).
+			// The responder lacks PSN q (go-back-N follows, §5.5).
 			ch.contig, ch.contigOK, ch.resetFrame = q, true, n
+			c.contig(ch)
 			return
 		}
 		// Invalid request, remote access or operational error: the QP goes
@@ -1053,12 +1086,12 @@ func (ch *channel) countTo(lvl uint32) bool {
 			return false
 		}
 		s := ch.slots.at(i)
-		if s.psn != ch.msnCur {
-			ch.msnCur = s.end()
-			continue
-		}
 		if !s.spanKnown {
 			return false
+		}
+		if s.psn != ch.msnCur {
+			ch.msnCur = s.end() // inside a READ's range: it was counted
+			continue
 		}
 		if endsMessage(s.op) {
 			ch.msnVal = rc.AddPSN(ch.msnVal, 1)

@@ -45,12 +45,15 @@
 //
 // Assumptions: each direction is FIFO (no reordering, no duplication by the
 // network); the capture saw every packet that passed its point. One check
-// needs more: a go-back-N run is expected to be seen from its first packet,
-// unless requests of the channel were already seen to go missing before
-// the capture point (a PSN skipped), in which case BadRetransmission is
-// not reported. A capture point in the middle of a lossy path that loses
-// exactly the first packet of a retransmission (and no request before it)
-// would make a conforming requester look wrong.
+// needs to know more: a go-back-N run that seems to start after the PSN the
+// responder last asked for may only have lost its first packet before the
+// capture point. BadRetransmission is therefore reported only once the
+// channel has shown that its requests are lost after the capture point (a
+// PSN sequence NAK for a PSN the capture saw) and never before it (no PSN
+// skipped): the capture was taken at the requester's side. A capture point
+// in the middle of a lossy path whose first loss before it is exactly the
+// first packet of a retransmission would still make a conforming requester
+// look wrong.
 //
 // At the end of the capture, every request that needed an answer (AckReq,
 // or a READ or atomic) and got none is a MissingACK. A capture that simply

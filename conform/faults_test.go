@@ -128,22 +128,19 @@ func TestNAKWrongPSN(t *testing.T) {
 	pkts[i].f.BTH.PSN = 103
 	fs, _ := run(t, conform.Options{}, packet.RoCEv2IPv4, pkts)
 	assert.Equal(t, []brief{want(i+1, conform.NAKPSN)}, briefs(fs), dump(fs))
-	assert.Contains(t, fs[0].Message, "PSN 0x000066 never reached it")
+	assert.Contains(t, fs[0].Message, "NAK PSN_SEQUENCE_ERROR with PSN 0x000067")
 }
 
 // TestBadRetransmission: captured at A (the requester). The first packet
 // of A's go-back (PSN 102) is removed, so the retransmission starts at 103,
-// after the PSN the NAK named (§5.5). B's later ACK of 103 then also
-// acknowledges a PSN it never got again (§5.3): both are reported.
+// after the PSN the NAK named (§5.5). (That the capture sits at the
+// requester shows: the NAK names PSN 102, which the capture saw after 101.)
 func TestBadRetransmission(t *testing.T) {
 	pkts := goBackExchange(t, rctest.A)
 	i := find(t, pkts, 1, func(p *pkt) bool { return p.from == rctest.A && p.f.BTH.PSN == 102 })
 	pkts = append(pkts[:i:i], pkts[i+1:]...)
-	j := find(t, pkts, 0, func(p *pkt) bool {
-		return p.f.BTH.Opcode == opcode.RCAcknowledge && p.f.AETH.Syndrome.Kind() == aeth.ACK
-	})
 	fs, _ := run(t, conform.Options{}, packet.RoCEv2IPv4, pkts)
-	assert.Equal(t, []brief{want(i+1, conform.BadRetransmission), want(j+1, conform.ACKPSN)}, briefs(fs), "%s%s", describe(pkts), dump(fs))
+	assert.Equal(t, []brief{want(i+1, conform.BadRetransmission)}, briefs(fs), "%s%s", describe(pkts), dump(fs))
 	assert.Equal(t, "§5.5", fs[0].Rule)
 }
 

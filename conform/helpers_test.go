@@ -238,11 +238,15 @@ type exchange struct {
 	seq     int
 }
 
+// captured is one packet a QP sent: when, in which order, how many
+// packets had been delivered (to either QP) before, and whether it was
+// dropped.
 type captured struct {
-	at      sim.Time
-	arrival bool
-	seq     int
-	p       pkt
+	at        sim.Time
+	seq       int
+	delivered uint64
+	dropped   bool
+	p         pkt
 }
 
 // newExchange connects two QPs with the given configuration (QPNs, PSNs and
@@ -282,25 +286,48 @@ func (x *exchange) trace(e *rctest.Event) {
 	p := pkt{from: e.Side, f: *e.Packet}
 	p.f.Payload = bytes.Clone(e.Packet.Payload)
 	x.seq++
-	switch {
-	case e.Side == x.vantage:
-		x.events = append(x.events, captured{at: e.Time, seq: x.seq, p: p})
-	case e.Verdict != rctest.Drop:
-		x.events = append(x.events, captured{at: e.Time + x.delay, arrival: true, seq: x.seq, p: p})
-	}
+	x.events = append(x.events, captured{at: e.Time, seq: x.seq, delivered: x.net.Delivered, dropped: e.Verdict == rctest.Drop, p: p})
 }
 
-// capture returns the packets in capture order: by time, arrivals before
-// the sends at the same instant (a QP reacts to an arrival at its time).
+// capture returns the packets in the order a capture at the vantage's port
+// sees them: its own packets when it sends them, the peer's when they
+// arrive. rctest delivers packets in (arrival time, send order) and lets the
+// QPs send after each delivery, so a sent packet goes after the k-th
+// delivery when k packets had been delivered when it was sent.
 func (x *exchange) capture() []pkt {
-	ev := append([]captured(nil), x.events...)
+	var del []captured
+	for _, e := range x.events {
+		if !e.dropped {
+			del = append(del, e)
+		}
+	}
+	sort.SliceStable(del, func(i, j int) bool { return del[i].at < del[j].at }) // same delay both ways
+	index := map[int]uint64{}                                                   // seq -> delivery number (1-based)
+	for k, e := range del {
+		index[e.seq] = uint64(k + 1)
+	}
+	type ord struct {
+		k    uint64 // deliveries before (sends), or own delivery number (arrivals)
+		send bool   // a send goes after the arrival with the same k
+		seq  int
+		p    pkt
+	}
+	var ev []ord
+	for _, e := range x.events {
+		switch {
+		case e.p.from == x.vantage:
+			ev = append(ev, ord{e.delivered, true, e.seq, e.p})
+		case !e.dropped:
+			ev = append(ev, ord{index[e.seq], false, e.seq, e.p})
+		}
+	}
 	sort.SliceStable(ev, func(i, j int) bool {
 		a, b := ev[i], ev[j]
-		if a.at != b.at {
-			return a.at < b.at
+		if a.k != b.k {
+			return a.k < b.k
 		}
-		if a.arrival != b.arrival {
-			return a.arrival
+		if a.send != b.send {
+			return !a.send
 		}
 		return a.seq < b.seq
 	})

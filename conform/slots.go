@@ -86,13 +86,13 @@ type slotRing struct {
 	n    int
 }
 
-func (r *slotRing) len() int          { return r.n }
-func (r *slotRing) at(i int) *slot    { return &r.buf[(r.head+i)&(len(r.buf)-1)] }
-func (r *slotRing) front() *slot      { return r.at(0) }
-func (r *slotRing) back() *slot       { return r.at(r.n - 1) }
-func (r *slotRing) popFront()         { *r.at(0) = slot{}; r.head = (r.head + 1) & (len(r.buf) - 1); r.n-- }
-func (r *slotRing) pushBack(s *slot)  { r.insert(r.n, s) }
-func (r *slotRing) reset()            { r.head, r.n = 0, 0 }
+func (r *slotRing) len() int              { return r.n }
+func (r *slotRing) at(i int) *slot        { return &r.buf[(r.head+i)&(len(r.buf)-1)] }
+func (r *slotRing) front() *slot          { return r.at(0) }
+func (r *slotRing) back() *slot           { return r.at(r.n - 1) }
+func (r *slotRing) popFront()             { *r.at(0) = slot{}; r.head = (r.head + 1) & (len(r.buf) - 1); r.n-- }
+func (r *slotRing) pushBack(s *slot)      { r.insert(r.n, s) }
+func (r *slotRing) reset()                { r.head, r.n = 0, 0 }
 func (r *slotRing) validIndex(i int) bool { return i >= 0 && i < r.n }
 
 func (r *slotRing) grow() {
