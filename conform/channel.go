@@ -307,16 +307,18 @@ func (c *Checker) newSlot(fl *flow, n int, s *slot, pad uint8, idx int) {
 	if idx+1 < ch.slots.len() && adjacent(ch.slots.at(idx), ch.slots.at(idx+1)) {
 		c.pairCheck(fl, idx, idx+1)
 	}
-	if s := ch.slots.at(idx); s.invalid && (!ch.invalidSet || rc.DiffPSN(s.psn, ch.invalidPSN) < 0) {
-		ch.invalidSet, ch.invalidPSN, ch.invalidFrame, ch.invalidWhy = true, s.psn, s.frame, s.why
-	}
 }
 
 func adjacent(a, b *slot) bool { return a.spanKnown && a.end() == b.psn }
 
-func (c *Checker) invalid(s *slot, why string) {
+// invalid marks s as a request the responder must NAK with invalid
+// request, and remembers the oldest such request awaiting its NAK.
+func (c *Checker) invalid(ch *channel, s *slot, why string) {
 	if !s.invalid {
 		s.invalid, s.why = true, why
+	}
+	if !ch.invalidSet || rc.DiffPSN(s.psn, ch.invalidPSN) < 0 {
+		ch.invalidSet, ch.invalidPSN, ch.invalidFrame, ch.invalidWhy = true, s.psn, s.frame, why
 	}
 }
 
@@ -334,19 +336,19 @@ func (c *Checker) checkPacket(fl *flow, n int, s *slot, pad uint8) {
 		c.report(n, PadCount, fmt.Sprintf("payload plus pad a multiple of 4 (PadCnt %d for %d payload bytes)", packet.PadFor(int(s.plen)), s.plen),
 			fmt.Sprintf("PadCnt %d", pad), "%s at PSN %s: PadCnt %d with %d payload bytes makes %d bytes, not a multiple of 4",
 			name, psnStr(s.psn), pad, s.plen, body)
-		c.invalid(s, "PadCnt")
+		c.invalid(&fl.req, s, "PadCnt")
 		return
 	case (pos == opcode.First || pos == opcode.Middle) && pad != 0:
 		c.report(n, PadCount, "PadCnt 0 (only a Last or Only packet pads)", fmt.Sprintf("PadCnt %d", pad),
 			"%s at PSN %s carries PadCnt %d", name, psnStr(s.psn), pad)
-		c.invalid(s, "PadCnt on a "+pos.String()+" packet")
+		c.invalid(&fl.req, s, "PadCnt on a "+pos.String()+" packet")
 		return
 	}
 	if fam == famOther {
 		if s.op.Operation() == opcode.AtomicWrite && (s.plen != 8 || s.dlen != 8) {
 			c.report(n, PayloadSize, "8 payload bytes and RETH DMA length 8", fmt.Sprintf("%d bytes, DMA length %d", s.plen, s.dlen),
 				"ATOMIC WRITE at PSN %s carries %d bytes with DMA length %d", psnStr(s.psn), s.plen, s.dlen)
-			c.invalid(s, "ATOMIC WRITE length")
+			c.invalid(&fl.req, s, "ATOMIC WRITE length")
 		}
 		return
 	}
@@ -357,7 +359,7 @@ func (c *Checker) checkPacket(fl *flow, n int, s *slot, pad uint8) {
 			if !validPMTU(int(s.plen)) {
 				c.report(n, PayloadSize, "a path MTU size: 256, 512, 1024, 2048 or 4096 bytes", fmt.Sprintf("%d bytes", s.plen),
 					"%s at PSN %s carries %d bytes, which is no path MTU", name, psnStr(s.psn), s.plen)
-				c.invalid(s, "payload size")
+				c.invalid(&fl.req, s, "payload size")
 				return
 			}
 			c.learnPMTU(fl, int(s.plen))
@@ -365,7 +367,7 @@ func (c *Checker) checkPacket(fl *flow, n int, s *slot, pad uint8) {
 		} else if s.plen != uint32(mtu) {
 			c.report(n, PayloadSize, fmt.Sprintf("%d bytes (the PMTU)", mtu), fmt.Sprintf("%d bytes", s.plen),
 				"%s at PSN %s carries %d bytes; a %s packet carries exactly the PMTU", name, psnStr(s.psn), s.plen, pos)
-			c.invalid(s, "payload size")
+			c.invalid(&fl.req, s, "payload size")
 			return
 		}
 	case opcode.Last:
@@ -375,14 +377,14 @@ func (c *Checker) checkPacket(fl *flow, n int, s *slot, pad uint8) {
 				exp = fmt.Sprintf("1 to %d bytes (PMTU)", mtu)
 			}
 			c.report(n, PayloadSize, exp, fmt.Sprintf("%d bytes", s.plen), "%s at PSN %s carries %d bytes", name, psnStr(s.psn), s.plen)
-			c.invalid(s, "payload size")
+			c.invalid(&fl.req, s, "payload size")
 			return
 		}
 	case opcode.Only:
 		if mtu != 0 && s.plen > uint32(mtu) {
 			c.report(n, PayloadSize, fmt.Sprintf("at most %d bytes (PMTU) in an Only packet", mtu), fmt.Sprintf("%d bytes", s.plen),
 				"%s at PSN %s carries %d bytes, more than the PMTU", name, psnStr(s.psn), s.plen)
-			c.invalid(s, "payload size")
+			c.invalid(&fl.req, s, "payload size")
 			return
 		}
 	}
@@ -392,14 +394,14 @@ func (c *Checker) checkPacket(fl *flow, n int, s *slot, pad uint8) {
 	switch pos {
 	case opcode.Only:
 		if s.plen != s.dlen {
-			c.writeLength(n, s, pad, s.dlen, "RETH DMA length")
+			c.writeLength(fl, n, s, pad, s.dlen, "RETH DMA length")
 		}
 	case opcode.First:
 		if mtu != 0 && s.dlen <= uint32(mtu) {
 			c.report(n, PayloadSize, fmt.Sprintf("an RDMA WRITE Only (DMA length %d fits one %d-byte packet)", s.dlen, mtu),
 				fmt.Sprintf("%s, DMA length %d", name, s.dlen), "%s at PSN %s starts a multi-packet WRITE of only %d bytes",
 				name, psnStr(s.psn), s.dlen)
-			c.invalid(s, "payload size")
+			c.invalid(&fl.req, s, "payload size")
 		}
 	}
 }
@@ -407,16 +409,16 @@ func (c *Checker) checkPacket(fl *flow, n int, s *slot, pad uint8) {
 // writeLength reports a WRITE Last/Only whose payload differs from the
 // bytes left of the RETH length: as a PadCnt error when the pad explains
 // it, else as a size error.
-func (c *Checker) writeLength(n int, s *slot, pad uint8, want uint32, what string) {
+func (c *Checker) writeLength(fl *flow, n int, s *slot, pad uint8, want uint32, what string) {
 	if s.plen+uint32(pad) == want+uint32(packet.PadFor(int(want))) {
 		c.report(n, PadCount, fmt.Sprintf("PadCnt %d (for %d payload bytes)", packet.PadFor(int(want)), want), fmt.Sprintf("PadCnt %d", pad),
 			"%s at PSN %s: PadCnt %d leaves %d payload bytes, but the %s is %d", s.op, psnStr(s.psn), pad, s.plen, what, want)
-		c.invalid(s, "PadCnt")
+		c.invalid(&fl.req, s, "PadCnt")
 		return
 	}
 	c.report(n, PayloadSize, fmt.Sprintf("%d bytes (the %s)", want, what), fmt.Sprintf("%d bytes", s.plen),
 		"%s at PSN %s carries %d bytes, but the %s is %d", s.op, psnStr(s.psn), s.plen, what, want)
-	c.invalid(s, "WRITE length")
+	c.invalid(&fl.req, s, "WRITE length")
 }
 
 // pairCheck applies the opcode-sequence rule to the adjacent slots i and j
@@ -443,7 +445,7 @@ func (c *Checker) pairCheck(fl *flow, i, j int) {
 		if open {
 			c.report(cur.frame, OpcodeSequence, famNames[pfam]+" Middle or Last (the message is open)", name,
 				"%s at PSN %s while the %s message from PSN %s is still open", name, psnStr(cur.psn), famNames[pfam], psnStr(msgStartOf(prev)))
-			c.invalid(cur, "opcode sequence")
+			c.invalid(ch, cur, "opcode sequence")
 		}
 		return
 	default:
@@ -451,12 +453,12 @@ func (c *Checker) pairCheck(fl *flow, i, j int) {
 		case !open:
 			c.report(cur.frame, OpcodeSequence, "a First or Only packet (no message is open)", name,
 				"%s at PSN %s without a %s First", name, psnStr(cur.psn), famNames[cfam])
-			c.invalid(cur, "opcode sequence")
+			c.invalid(ch, cur, "opcode sequence")
 			return
 		case pfam != cfam:
 			c.report(cur.frame, OpcodeSequence, famNames[pfam]+" Middle or Last", name,
 				"%s at PSN %s inside the %s message from PSN %s", name, psnStr(cur.psn), famNames[pfam], psnStr(msgStartOf(prev)))
-			c.invalid(cur, "opcode sequence")
+			c.invalid(ch, cur, "opcode sequence")
 			return
 		}
 	}
@@ -492,7 +494,7 @@ func (c *Checker) carry(fl *flow, i, j int) {
 					c.report(cur.frame, PayloadSize, "an RDMA WRITE Last carrying the remaining "+fmt.Sprint(max(rem, 0))+" bytes",
 						cur.op.String(), "%s at PSN %s: only %d bytes of the WRITE's DMA length %d are left", cur.op, psnStr(cur.psn),
 						max(rem, 0), cur.msgLen)
-					c.invalid(cur, "WRITE length")
+					c.invalid(ch, cur, "WRITE length")
 				}
 			case opcode.Last:
 				if rem != int64(cur.plen) {
@@ -503,12 +505,9 @@ func (c *Checker) carry(fl *flow, i, j int) {
 					c.report(cur.frame, PayloadSize, fmt.Sprintf("%d bytes (the rest of DMA length %d)", rem, cur.msgLen),
 						fmt.Sprintf("%d bytes", cur.plen), "%s at PSN %s carries %d bytes, but %d of the WRITE's %d are left",
 						cur.op, psnStr(cur.psn), cur.plen, rem, cur.msgLen)
-					c.invalid(cur, "WRITE length")
+					c.invalid(ch, cur, "WRITE length")
 				}
 			}
-		}
-		if cur.invalid && (!ch.invalidSet || rc.DiffPSN(cur.psn, ch.invalidPSN) < 0) {
-			ch.invalidSet, ch.invalidPSN, ch.invalidFrame, ch.invalidWhy = true, cur.psn, cur.frame, cur.why
 		}
 		// The next slot may have been waiting for this one.
 		k := j + 1
