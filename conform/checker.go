@@ -172,6 +172,19 @@ func (c *Checker) Frame(n int, ts time.Time, f *packet.Frame, decodeErr error, d
 		c.malformed(n, decodeErr)
 		return c.out
 	}
+	op := p.BTH.Opcode()
+	var fl *flow
+	if op.Transport() == opcode.RC && op.Valid() {
+		// Findings about the frame itself count for its connection.
+		fl = c.lookup(f, p.BTH.DestQP())
+		c.cur = fl
+		if fl.packets == 0 {
+			fl.firstFrame = n
+		}
+		fl.packets++
+		fl.lastFrame = n
+		c.rcFrames++
+	}
 	if ok, want, got, err := f.CheckICRC(); err == nil && !ok {
 		c.report(n, BadICRC, fmt.Sprintf("ICRC 0x%08x", want), fmt.Sprintf("0x%08x", got),
 			"ICRC 0x%08x does not match the packet (computed 0x%08x)", got, want)
@@ -189,25 +202,16 @@ func (c *Checker) Frame(n int, ts time.Time, f *packet.Frame, decodeErr error, d
 		c.malformed(n, decodeErr)
 		return c.out
 	}
-	op := p.BTH.Opcode()
 	switch {
 	case op.Transport() == opcode.UD:
 		if p.BTH.DestQP() == cm.GSIQP {
 			c.cm(f, n)
 		}
 		return c.out
-	case op.Transport() != opcode.RC || !op.Valid():
+	case fl == nil:
 		c.other++
 		return c.out
 	}
-	c.rcFrames++
-	fl := c.lookup(f, p.BTH.DestQP())
-	c.cur = fl
-	if fl.packets == 0 {
-		fl.firstFrame = n
-	}
-	fl.packets++
-	fl.lastFrame = n
 	if op.IsResponse() && fl.peer == nil {
 		c.pairByPSN(fl, p.BTH.PSN())
 	}

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/rocekit/rocekit/conform"
 )
@@ -20,9 +23,18 @@ ib-facts.md §5 that the capture proves: one line per finding,
 
 then one summary line per connection and a total. Connections are learnt
 from CM REQ/REP exchanges, else by pairing responses with the requests whose
-PSNs they name. With --format json each finding is one JSON object per line
-(keys: type "finding", file, frame, rule, kind, message, expected, got,
-connection), followed by one summary object per file (type "summary").
+PSNs they name. Several files are checked one by one.
+
+With --format json each finding is one JSON object per line, keys in this
+order: type ("finding"), file, frame, rule, kind, message, expected, got,
+connection (its number in the summary, 0 for none). Then one object per file:
+type ("summary"), file, frames, ib_frames, rc_frames, findings, counts (every
+kind, in the order below), connections (connection, encap, a, qp_a, b, qp_b,
+paired_by, pmtu, pmtu_from, first_frame, last_frame, packets, findings,
+error_frame, a_to_b, b_to_a; a channel has started, first_psn, next_psn,
+acked_psn, requests, retransmitted, go_backs, missing_psns, acks, naks,
+rnr_naks, read_responses, atomic_acks), and error when the file could not be
+read to the end.
 
 Finding kinds: bad_icrc §3, bad_vcrc §3.3, malformed §1, tver §5.11,
 pkey_mismatch §5.11, opcode_sequence §5.6, payload_size §5.2, pad_count §5.2,
@@ -50,7 +62,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "output format: text, or json (one object per finding, NDJSON, then a summary object)")
 	pmtu := fs.Int("pmtu", 0, "path MTU in bytes (256, 512, 1024, 2048 or 4096) to check against; 0: from CM, else learnt from full-size packets")
 	ports := fs.String("port", "", "extra UDP destination ports to decode as RoCEv2, comma-separated (4791 always is)")
-	files, err := parseInterspersed(fs, args)
+	files, err := chkArgs(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -65,8 +77,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rocekit check: --pmtu %d: want 256, 512, 1024, 2048 or 4096\n", *pmtu)
 		return 2
 	}
-	var cfg decodeConfig
-	if err := cfg.parse("", "", "", "", *ports); err != nil {
+	portList, err := chkPorts(*ports)
+	if err != nil {
 		fmt.Fprintf(stderr, "rocekit check: %v\n", err)
 		return 2
 	}
@@ -77,7 +89,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	out := bufio.NewWriterSize(stdout, 1<<16)
 	defer out.Flush()
-	opts := conform.Options{PMTU: *pmtu, Ports: cfg.ports}
+	opts := conform.Options{PMTU: *pmtu, Ports: portList}
 	status := 0
 	var b []byte
 	for _, name := range files {
@@ -88,7 +100,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		b = b[:0]
 		for _, f := range findings {
 			if *format == "json" {
-				b = appendFindingJSON(b, name, f)
+				b = chkFindingJSON(b, name, f)
 			} else {
 				if len(files) > 1 {
 					b = append(b, name...)
@@ -98,9 +110,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			}
 			b = append(b, '\n')
 		}
-		if *format == "json" {
-			b = appendSummaryJSON(b, name, &sum, err)
-		} else {
+		switch {
+		case *format == "json":
+			b = chkSummaryJSON(b, name, &sum, err)
+		case err != nil && sum.Frames == 0:
+			// Not a capture (or not there): no summary to give.
+		default:
 			if len(files) > 1 {
 				b = append(b, "== "...)
 				b = append(b, name...)
@@ -118,27 +133,27 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	return status
 }
 
-// appendFindingJSON is Finding.AppendJSON with the file name after "type".
-func appendFindingJSON(b []byte, file string, f conform.Finding) []byte {
-	return withFile(b, f.AppendJSON, file)
+// chkFindingJSON is Finding.AppendJSON with the file name after "type".
+func chkFindingJSON(b []byte, file string, f conform.Finding) []byte {
+	return chkWithFile(b, f.AppendJSON, file)
 }
 
-// appendSummaryJSON is Summary.AppendJSON with "file" after "type" and,
+// chkSummaryJSON is Summary.AppendJSON with "file" after "type" and,
 // for a damaged file, "error" at the end.
-func appendSummaryJSON(b []byte, file string, s *conform.Summary, err error) []byte {
-	b = withFile(b, s.AppendJSON, file)
+func chkSummaryJSON(b []byte, file string, s *conform.Summary, err error) []byte {
+	b = chkWithFile(b, s.AppendJSON, file)
 	if err != nil {
 		b = b[:len(b)-1]
 		b = append(b, `,"error":`...)
-		b = appendJSONString(b, err.Error())
+		b = chkString(b, err.Error())
 		b = append(b, '}')
 	}
 	return append(b, '\n')
 }
 
-// withFile appends the object app writes, with "file":NAME inserted after
+// chkWithFile appends the object app writes, with "file":NAME inserted after
 // its first key ("type").
-func withFile(b []byte, app func([]byte) []byte, file string) []byte {
+func chkWithFile(b []byte, app func([]byte) []byte, file string) []byte {
 	start := len(b)
 	b = app(b)
 	obj := string(b[start:])
@@ -150,6 +165,44 @@ func withFile(b []byte, app func([]byte) []byte, file string) []byte {
 	i++ // past the closing quote
 	b = append(b[:start], obj[:i]...)
 	b = append(b, `,"file":`...)
-	b = appendJSONString(b, file)
+	b = chkString(b, file)
 	return append(b, obj[i:]...)
+}
+
+// chkString appends s as a JSON string.
+func chkString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
+}
+
+// chkArgs parses flags that may come after the file names.
+func chkArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return files, nil
+		}
+		files = append(files, args[0])
+		args = args[1:]
+	}
+}
+
+// chkPorts parses the --port list.
+func chkPorts(s string) ([]uint16, error) {
+	var ports []uint16
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x == "" {
+			continue
+		}
+		v, err := strconv.ParseUint(x, 0, 16)
+		if err != nil {
+			return nil, fmt.Errorf("--port %q: want a UDP port number", x)
+		}
+		ports = append(ports, uint16(v))
+	}
+	return ports, nil
 }
