@@ -75,8 +75,21 @@ func appendJSONString(b []byte, s string) []byte {
 
 func u(b []byte, key string, v uint64) []byte {
 	b = append(b, key...)
+	if v < uint64(len(smallDecimal)) {
+		return append(b, smallDecimal[v]...)
+	}
 	return strconv.AppendUint(b, v, 10)
 }
+
+// smallDecimal holds the decimal forms of 0..65535: most header fields are
+// small, and a table lookup beats formatting digits.
+var smallDecimal = func() []string {
+	t := make([]string, 1<<16)
+	for i := range t {
+		t[i] = strconv.Itoa(i)
+	}
+	return t
+}()
 
 func bl(b []byte, key string, v bool) []byte {
 	b = append(b, key...)
@@ -84,6 +97,17 @@ func bl(b []byte, key string, v bool) []byte {
 		return append(b, "true"...)
 	}
 	return append(b, "false"...)
+}
+
+// appendIPv4 appends a dotted-quad address.
+func appendIPv4(b []byte, a []byte) []byte {
+	b = append(b, smallDecimal[a[0]]...)
+	b = append(b, '.')
+	b = append(b, smallDecimal[a[1]]...)
+	b = append(b, '.')
+	b = append(b, smallDecimal[a[2]]...)
+	b = append(b, '.')
+	return append(b, smallDecimal[a[3]]...)
 }
 
 func qs(b []byte, key, v string) []byte {
@@ -134,9 +158,9 @@ func appendJSON(b []byte, fi *frameInfo) []byte {
 	}
 	if h := f.IPv4; h != nil {
 		b = append(b, `,"ipv4":{"src":"`...)
-		b = h.Src().AppendTo(b)
+		b = appendIPv4(b, h[12:16])
 		b = append(b, `","dst":"`...)
-		b = h.Dst().AppendTo(b)
+		b = appendIPv4(b, h[16:20])
 		b = u(b, `","dsfield_dscp":`, uint64(h.DSCP()))
 		b = u(b, `,"dsfield_ecn":`, uint64(h.ECN()))
 		b = u(b, `,"len":`, uint64(h.TotalLength()))

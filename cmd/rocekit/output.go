@@ -28,13 +28,15 @@ func appendHex(b []byte, v uint64, width int) []byte {
 }
 
 func appendMAC(b []byte, m []byte) []byte {
-	for i, x := range m {
-		if i > 0 {
-			b = append(b, ':')
+	var s [17]byte
+	for i := 0; i < 6; i++ {
+		x := m[i]
+		s[3*i], s[3*i+1] = hexDigits[x>>4], hexDigits[x&0xF]
+		if i < 5 {
+			s[3*i+2] = ':'
 		}
-		b = append(b, hexDigits[x>>4], hexDigits[x&0xF])
 	}
-	return b
+	return append(b, s[:]...)
 }
 
 func appendBytesHex(b []byte, p []byte) []byte {
