@@ -81,10 +81,10 @@ func u(b []byte, key string, v uint64) []byte {
 	return strconv.AppendUint(b, v, 10)
 }
 
-// smallDecimal holds the decimal forms of 0..65535: most header fields are
+// smallDecimal holds the decimal forms of 0..4095: most header fields are
 // small, and a table lookup beats formatting digits.
 var smallDecimal = func() []string {
-	t := make([]string, 1<<16)
+	t := make([]string, 1<<12)
 	for i := range t {
 		t[i] = strconv.Itoa(i)
 	}
