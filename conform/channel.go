@@ -55,6 +55,7 @@ type channel struct {
 	lossBeforeTap, lossAfterTap bool
 	rnrPSN                      uint32
 	rnrFrame                    int
+	suspects                    []suspect // go-backs that start after level
 
 	invalidSet   bool // a request the responder must NAK as invalid awaits its NAK
 	invalidPSN   uint32
@@ -74,6 +75,20 @@ type channel struct {
 	requests, newReqs, retrans, goBacks, missingPSNs int
 	acks, naks, rnrNAKs, readResps, atomicAcks       int
 }
+
+// suspect is a go-back-N run that started after the level its requester
+// can have known: a BadRetransmission if the capture turns out to sit at the
+// requester.
+type suspect struct {
+	frame      int
+	psn        uint32
+	level      uint32
+	levelFrame int
+	levelNAK   bool
+}
+
+// maxSuspects bounds the suspects kept per channel.
+const maxSuspects = 64
 
 func (ch *channel) init(q uint32) {
 	ch.started = true
@@ -234,14 +249,10 @@ func (c *Checker) request(fl *flow, n int, p *packet.Packet) {
 	} else if d < 0 {
 		// A jump back: a new go-back-N run starts.
 		ch.goBacks++
-		if rc.DiffPSN(q, ch.level) > 0 && ch.lossAfterTap && !ch.lossBeforeTap {
-			exp := "the oldest unacknowledged PSN " + psnStr(ch.level)
-			if ch.levelNAK {
-				exp = fmt.Sprintf("PSN %s, where the NAK at frame %d said", psnStr(ch.level), ch.levelFrame)
-			}
-			c.report(n, BadRetransmission, "go back to "+exp+" (or earlier)", "go-back to PSN "+psnStr(q),
-				"go-back-N retransmission starts at PSN %s, but nothing acknowledged PSN %s: PSNs %s..%s are never resent",
-				psnStr(q), psnStr(ch.level), psnStr(ch.level), psnStr(rc.AddPSN(q, rc.PSNMask)))
+		if rc.DiffPSN(q, ch.level) > 0 && !ch.lossBeforeTap && len(ch.suspects) < maxSuspects {
+			// Decided at the end of the capture, when the evidence about
+			// where requests get lost is complete.
+			ch.suspects = append(ch.suspects, suspect{frame: n, psn: q, level: ch.level, levelFrame: ch.levelFrame, levelNAK: ch.levelNAK})
 		}
 	}
 	i := ch.slots.find(q)
@@ -615,33 +626,41 @@ func (c *Checker) resolveReads(fl *flow) {
 		if s.spanKnown || s.op.Operation() != opcode.RDMAReadRequest {
 			continue
 		}
-		n := readPackets(s.dlen, fl.pmtu)
-		if s.obsNext {
-			switch d := rc.DiffPSN(rc.AddPSN(s.psn, s.span), rc.AddPSN(s.psn, n)); {
-			case d < 0:
-				saved := c.cur
-				c.cur = fl
-				c.report(s.nextFrame, ReadPSNReservation, fmt.Sprintf("the next request at PSN %s", psnStr(rc.AddPSN(s.psn, n))),
-					"PSN "+psnStr(s.end()), "the request at PSN %s follows the READ at PSN %s (frame %d), which reserved %d PSNs (%d bytes, PMTU %d)",
-					psnStr(s.end()), psnStr(s.psn), s.frame, n, s.dlen, fl.pmtu)
-				c.cur = saved
-			case d > 0:
-				ch.lossBeforeTap = true
-			}
-		}
-		s.span, s.spanKnown = n, true
+		c.fixSpan(fl, s, readPackets(s.dlen, fl.pmtu), fmt.Sprintf("%d bytes, PMTU %d", s.dlen, fl.pmtu))
 		changed = true
-		if end := s.end(); !s.obsNext && rc.DiffPSN(end, ch.frontier) > 0 {
-			// The last request: the frontier was only its lower bound.
-			if ch.lastEnd == ch.frontier {
-				ch.lastEnd = end
-			}
-			ch.frontier = end
-		}
 	}
 	if changed {
 		ch.contigOK = false
 		c.contig(ch)
+	}
+}
+
+// fixSpan sets the N of the READ s, known at last (from the PMTU, or from
+// the response that ends the READ), and checks the request that followed
+// it: earlier than the READ's PSN + N reuses a reserved PSN (§5.3), later
+// means PSNs went missing before the capture point.
+func (c *Checker) fixSpan(fl *flow, s *slot, n uint32, why string) {
+	ch := &fl.req
+	if s.obsNext {
+		switch d := rc.DiffPSN(rc.AddPSN(s.psn, s.span), rc.AddPSN(s.psn, n)); {
+		case d < 0:
+			saved := c.cur
+			c.cur = fl
+			c.report(s.nextFrame, ReadPSNReservation, fmt.Sprintf("the next request at PSN %s", psnStr(rc.AddPSN(s.psn, n))),
+				"PSN "+psnStr(s.end()), "the request at PSN %s follows the READ at PSN %s (frame %d), which reserved %d PSNs (%s)",
+				psnStr(s.end()), psnStr(s.psn), s.frame, n, why)
+			c.cur = saved
+		case d > 0:
+			ch.lossBeforeTap = true
+		}
+	}
+	s.span, s.spanKnown = n, true
+	if end := s.end(); !s.obsNext && rc.DiffPSN(end, ch.frontier) > 0 {
+		// The last request: the frontier was only its lower bound.
+		if ch.lastEnd == ch.frontier {
+			ch.lastEnd = end
+		}
+		ch.frontier = end
 	}
 }
 
@@ -960,9 +979,13 @@ func (c *Checker) readResponse(fl, peer *flow, n int, p *packet.Packet) {
 		}
 		return
 	}
-	// The Last of a READ whose N was unknown tells N, and maybe the PMTU.
-	if !s.spanKnown && pos == opcode.Last {
-		if fl.pmtu == 0 {
+	// The Last (or Only) of a READ whose N was unknown tells N, and maybe
+	// the PMTU.
+	if !s.spanKnown && (pos == opcode.Last || pos == opcode.Only && k == 0) {
+		c.fixSpan(peer, s, k+1, fmt.Sprintf("its response at PSN %s ends it", psnStr(q)))
+		ch.contigOK = false
+		c.contig(ch)
+		if fl.pmtu == 0 && k > 0 {
 			m, count := 0, 0
 			for x := 256; x <= 4096; x <<= 1 {
 				if readPackets(s.dlen, x) == k+1 {
@@ -1028,6 +1051,9 @@ func (c *Checker) checkMSN(fl *flow, n int, lvl, msn uint32, s *slot) {
 	ch := &fl.req
 	if !ch.msnKnown {
 		// Learn the responder's count from its first AETH.
+		if s != nil && !s.spanKnown {
+			return
+		}
 		ch.msnKnown, ch.msnBadSet = true, false
 		if s != nil {
 			ch.msnCur, ch.msnVal = s.end(), msn
@@ -1101,10 +1127,30 @@ func (ch *channel) countTo(lvl uint32) bool {
 	return true
 }
 
-// finish reports the requests of fl that need an answer and got none by
-// the end of the capture (§5.2).
+// finish reports the go-back-N runs that started too late, if the capture
+// sits at the requester (§5.5), and the requests of fl that need an answer
+// and got none by the end of the capture (§5.2).
 func (c *Checker) finish(fl *flow) {
 	ch := &fl.req
+	c.cur = fl
+	if ch.lossAfterTap && !ch.lossBeforeTap {
+		for _, x := range ch.suspects {
+			// Only if the skipped PSN was never sent again and never
+			// acknowledged: a requester that resent it later, or whose
+			// responder had it anyway, may only have lost that one packet
+			// before the capture point.
+			if i := ch.slots.find(x.level); i < 0 || ch.slots.at(i).last > x.frame || rc.DiffPSN(ch.level, x.level) > 0 {
+				continue
+			}
+			exp := "the oldest unacknowledged PSN " + psnStr(x.level)
+			if x.levelNAK {
+				exp = fmt.Sprintf("PSN %s, where the NAK at frame %d said", psnStr(x.level), x.levelFrame)
+			}
+			c.report(x.frame, BadRetransmission, "go back to "+exp+" (or earlier)", "go-back to PSN "+psnStr(x.psn),
+				"go-back-N retransmission starts at PSN %s, but nothing acknowledged PSN %s: PSNs %s..%s are never resent",
+				psnStr(x.psn), psnStr(x.level), psnStr(x.level), psnStr(rc.AddPSN(x.psn, rc.PSNMask)))
+		}
+	}
 	if !ch.started || fl.errFrame != 0 || fl.peer != nil && fl.peer.errFrame != 0 {
 		return
 	}
@@ -1131,7 +1177,6 @@ func (c *Checker) finish(fl *flow) {
 	if first == nil {
 		return
 	}
-	c.cur = fl
 	what := "AckReq request"
 	if needsResponse(first.op) {
 		what = "request"

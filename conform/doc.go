@@ -44,16 +44,16 @@
 // response); until it is known a READ's N is only bounded.
 //
 // Assumptions: each direction is FIFO (no reordering, no duplication by the
-// network); the capture saw every packet that passed its point. One check
-// needs to know more: a go-back-N run that seems to start after the PSN the
-// responder last asked for may only have lost its first packet before the
-// capture point. BadRetransmission is therefore reported only once the
-// channel has shown that its requests are lost after the capture point (a
-// PSN sequence NAK for a PSN the capture saw) and never before it (no PSN
-// skipped): the capture was taken at the requester's side. A capture point
-// in the middle of a lossy path whose first loss before it is exactly the
-// first packet of a retransmission would still make a conforming requester
-// look wrong.
+// network); the capture saw every packet that passed its point.
+//
+// One rule needs more than bounds: a go-back-N run that seems to start
+// after the PSN the responder needs may only have lost its first packet
+// before the capture point. A BadRetransmission is therefore decided at the
+// end of the capture and reported only when the skipped PSN was never sent
+// again and never acknowledged, and the capture is known to sit at the
+// requester: requests of the channel were seen lost after the capture point
+// (a PSN sequence NAK for a PSN the capture saw in order) and never before it
+// (no PSN skipped). Findings of this kind come from Finish, not Frame.
 //
 // At the end of the capture, every request that needed an answer (AckReq,
 // or a READ or atomic) and got none is a MissingACK. A capture that simply

@@ -131,17 +131,49 @@ func TestNAKWrongPSN(t *testing.T) {
 	assert.Contains(t, fs[0].Message, "NAK PSN_SEQUENCE_ERROR with PSN 0x000067")
 }
 
-// TestBadRetransmission: captured at A (the requester). The first packet
-// of A's go-back (PSN 102) is removed, so the retransmission starts at 103,
-// after the PSN the NAK named (§5.5). (That the capture sits at the
-// requester shows: the NAK names PSN 102, which the capture saw after 101.)
+// TestBadRetransmission: captured at A (the requester), which here skips
+// PSN 102 in every go-back after B's NAK of 102: its retransmissions of 102
+// are taken off the wire and out of the capture. Every go-back starts at
+// 103, after the PSN the NAK named, and 102 is never sent again (§5.5); A
+// runs out of retries, and its SENDs stay unacknowledged (§5.2).
 func TestBadRetransmission(t *testing.T) {
-	pkts := goBackExchange(t, rctest.A)
-	i := find(t, pkts, 1, func(p *pkt) bool { return p.from == rctest.A && p.f.BTH.PSN == 102 })
-	pkts = append(pkts[:i:i], pkts[i+1:]...)
+	cfg := defaultCfg(256)
+	cfg.RetryCnt, cfg.RetryCnt7Infinite = 2, false
+	x := newExchange(t, cfg, 100, 500, rctest.A, 1)
+	sent := 0
+	x.net.Filter = func(from rctest.Side, f *packet.Fields) rctest.Verdict {
+		if from == rctest.A && f.BTH.PSN == 102 {
+			sent++
+			return rctest.Drop
+		}
+		return rctest.Pass
+	}
+	x.post(t, rctest.A, 1, rc.WRSend, 1000, 0)
+	x.post(t, rctest.A, 2, rc.WRSend, 1000, 1000)
+	x.runAll(t, 2, 0)
+	require.Greater(t, sent, 2)
+	var pkts []pkt
+	seen := false
+	for _, p := range x.capture() {
+		if p.from == rctest.A && p.f.BTH.PSN == 102 {
+			if seen {
+				continue // the requester "skips" it
+			}
+			seen = true
+		}
+		pkts = append(pkts, p)
+	}
+	nak := find(t, pkts, 0, isSeqNAK)
+	require.Equal(t, uint32(103), pkts[nak+1].f.BTH.PSN, describe(pkts))
 	fs, _ := run(t, conform.Options{}, packet.RoCEv2IPv4, pkts)
-	assert.Equal(t, []brief{want(i+1, conform.BadRetransmission)}, briefs(fs), "%s%s", describe(pkts), dump(fs))
-	assert.Equal(t, "§5.5", fs[0].Rule)
+	require.NotEmpty(t, fs)
+	assert.Equal(t, want(nak+2, conform.BadRetransmission), briefs(fs)[1], "%s%s", describe(pkts), dump(fs))
+	assert.Equal(t, want(4, conform.MissingACK), briefs(fs)[0])
+	for _, f := range fs[1:] {
+		assert.Equal(t, conform.BadRetransmission, f.Kind, dump(fs))
+		assert.Equal(t, "§5.5", f.Rule)
+	}
+	assert.Contains(t, fs[1].Expected, "PSN 0x000066, where the NAK at frame")
 }
 
 // TestMissingACK: the last ACK of a clean exchange is removed; the AckReq

@@ -48,8 +48,9 @@ const (
 	// request after a READ earlier than READ PSN + N (§5.3).
 	ReadPSNReservation Kind = "read_psn_reservation"
 	// BadRetransmission: a go-back-N retransmission that starts after the
-	// PSN the responder's last NAK or ACK left unacknowledged, so PSNs are
-	// never resent (§5.5).
+	// PSN the responder's last NAK or ACK left unacknowledged, a PSN the
+	// requester then never sends again (§5.5). Decided at Finish (see the
+	// package documentation for when the capture can prove it).
 	BadRetransmission Kind = "bad_retransmission"
 	// NAKCode: a NAK whose code is impossible here: a reserved or RD-only
 	// code, a code other than PSN sequence error for a PSN that never

@@ -338,6 +338,20 @@ func (x *exchange) capture() []pkt {
 	return out
 }
 
+// captureMidpoint returns the packets as a capture point halfway along the
+// path sees them (same delay both ways: in the order they were sent): each
+// lost packet was lost before that point or after it, as keep decides.
+func (x *exchange) captureMidpoint(keep func() bool) []pkt {
+	var out []pkt
+	for _, e := range x.events {
+		if e.dropped && !keep() {
+			continue
+		}
+		out = append(out, e.p)
+	}
+	return out
+}
+
 // runAll runs until every posted WR completed and the network is quiet.
 func (x *exchange) runAll(t tb, nA, nB int) {
 	t.Helper()

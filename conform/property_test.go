@@ -22,7 +22,9 @@ var propOps = []rc.WROpcode{rc.WRRDMAWrite, rc.WRRDMAWriteWithImm, rc.WRSend, rc
 // WQEs posted late so that SENDs meet RNR NAKs) and the capture is taken at
 // either end's port. rc conforms, so check finds nothing: every go-back,
 // coalesced ACK, duplicate re-ACK, READ retry and replay, RNR wait and
-// retransmission it produces is accepted.
+// retransmission it produces is accepted. A third capture point halfway
+// along the path, where each lost packet is lost before or after it at
+// random, is just as clean.
 func TestPropertyConformingExchangesAreClean(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		mtu := rapid.SampledFrom([]int{256, 512, 1024, 2048, 4096}).Draw(t, "mtu")
@@ -31,7 +33,8 @@ func TestPropertyConformingExchangesAreClean(t *testing.T) {
 			psnA = uint32(1<<24 - rapid.IntRange(1, 300).Draw(t, "beforeWrap"))
 		}
 		psnB := uint32(rapid.IntRange(0, rc.PSNMask).Draw(t, "psnB"))
-		vantage := rctest.Side(rapid.IntRange(0, 1).Draw(t, "vantage"))
+		point := rapid.IntRange(0, 2).Draw(t, "capturePoint") // a's port, b's port, midway
+		vantage := rctest.Side(point % 2)
 		cfg := defaultCfg(mtu)
 		cfg.Timeout = uint8(rapid.IntRange(1, 4).Draw(t, "timeout"))
 		cfg.RNRRetry, cfg.MinRNRTimer = 7, 1
@@ -89,9 +92,14 @@ func TestPropertyConformingExchangesAreClean(t *testing.T) {
 			}
 		}
 		pkts := x.capture()
+		if point == 2 {
+			keep := rapid.SliceOfN(rapid.Bool(), 256, 256).Draw(t, "lostAfterMidpoint")
+			k := 0
+			pkts = x.captureMidpoint(func() bool { k++; return keep[k%len(keep)] })
+		}
 		fs, _ := run(t, conform.Options{}, packet.RoCEv2IPv4, pkts)
 		if len(fs) > 0 {
-			t.Fatalf("findings on a conforming exchange (vantage %s):\n%s\ncapture:\n%s", vantage, dump(fs), describe(pkts))
+			t.Fatalf("findings on a conforming exchange (capture point %d):\n%s\ncapture:\n%s", point, dump(fs), describe(pkts))
 		}
 		// With the PMTU given, the same holds.
 		if fs, _ := run(t, conform.Options{PMTU: mtu}, packet.RoCEv2IPv4, pkts); len(fs) > 0 {
