@@ -170,7 +170,7 @@ func faultCases() []faultCase {
 		{"duplicate/atomic", Duplicate, mix, mixPick(opcode.RCFetchAdd, opcode.RCCompareSwap), DupAtomicReplay, ""},
 		{"reorder", Reorder, mix, mixPick(opcode.RCRDMAWriteOnly), NAKSequence, ""},
 		{"drop", Drop, mix, mixPick(opcode.RCRDMAWriteFirst), NAKSequence, ""},
-		{"truncate", Truncate, mix, anyFrame, SilentDrop, ""},
+		{"truncate", Truncate, mix, anyFrame, SilentDrop, conform.Malformed},
 		{"wrong-padcnt/write-first", WrongPadCnt, mix, mixPick(opcode.RCRDMAWriteFirst), NAKInvalid, ""},
 		{"wrong-padcnt/send-only", WrongPadCnt, mix, mixPick(opcode.RCSendOnly), Accept, ""},
 		{"reserved-opcode", ReservedOpcode, mix, anyFrame, SilentDrop, conform.Malformed},

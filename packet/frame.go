@@ -194,6 +194,9 @@ func (f *Frame) decodeIPv4(b []byte) error {
 		return rocekit.BadLength("ipv4", "TotalLength", hl, tl, "%d, less than the %d-byte header", tl, hl)
 	}
 	if tl > len(b) {
+		if h.Protocol() == 17 && !h.MF() && h.FragOffset() == 0 {
+			f.decodeCut(b[hl:], RoCEv2IPv4)
+		}
 		return &rocekit.HeaderError{Header: "ipv4", Field: "TotalLength", Err: rocekit.ErrTruncated, Need: tl, Have: len(b),
 			Detail: fmt.Sprintf("total length %d, frame holds %d bytes of IP packet", tl, len(b))}
 	}
@@ -215,6 +218,9 @@ func (f *Frame) decodeIPv6(b []byte) error {
 	f.IPv6 = h
 	tl := IPv6Len + int(h.PayloadLength())
 	if tl > len(b) {
+		if h.NextHeader() == 17 {
+			f.decodeCut(b[IPv6Len:], RoCEv2IPv6)
+		}
 		return &rocekit.HeaderError{Header: "ipv6", Field: "PayloadLength", Err: rocekit.ErrTruncated, Need: tl, Have: len(b),
 			Detail: fmt.Sprintf("payload length %d, frame holds %d bytes after the IPv6 header", tl-IPv6Len, len(b)-IPv6Len)}
 	}
@@ -241,6 +247,23 @@ func (f *Frame) decodeUDP(ip []byte, hl int, encap Encap) error {
 	}
 	f.l3 = ip
 	return f.Transport.Decode(seg[UDPLen:])
+}
+
+// decodeCut decodes what a cut-short IP packet kept of its UDP header and
+// transport headers (a snap length, a damaged record), so a truncated RoCE
+// frame is still recognised and its headers shown. The ICRC cannot be
+// checked: Network stays nil.
+func (f *Frame) decodeCut(seg []byte, encap Encap) {
+	if len(seg) < UDPLen {
+		return
+	}
+	u := UDP(seg[:UDPLen:UDPLen])
+	f.UDP = u
+	if !f.rocePort(u.DstPort()) {
+		return
+	}
+	f.Encap = encap
+	_ = f.Transport.DecodeTruncated(seg[UDPLen:])
 }
 
 // decodeGRHFrame decodes RoCEv1: a GRH, then the transport packet.

@@ -284,3 +284,34 @@ func TestUDPSourcePort(t *testing.T) {
 	assert.Equal(t, p, packet.UDPSourcePort(0, 0x12, 0x11), "symmetric")
 	assert.Equal(t, uint16(0xC000|0x2345^(0x12345>>14)), packet.UDPSourcePort(0x12345, 1, 2))
 }
+
+// A frame cut short (a snap length, a damaged record) is still recognised as
+// RoCE: the error names the IP length, and every header the bytes still hold
+// is decoded; the ICRC is absent and cannot be checked.
+func TestDecodeCutFrame(t *testing.T) {
+	var f packet.Frame
+	b := unhex(t, vecB) // IPv6, RETH
+	err := f.DecodeEthernet(b[:14+40+8+12+10])
+	require.Error(t, err)
+	var he *rocekit.HeaderError
+	require.ErrorAs(t, err, &he)
+	assert.Equal(t, "ipv6", he.Header)
+	assert.Equal(t, "PayloadLength", he.Field)
+	assert.Equal(t, packet.RoCEv2IPv6, f.Encap)
+	assert.Equal(t, opcode.RCRDMAWriteOnly, f.Transport.Opcode())
+	assert.Nil(t, f.Transport.RETH, "RETH cut after 10 of 16 bytes")
+	assert.Nil(t, f.Transport.ICRC)
+	_, _, _, err = f.CheckICRC()
+	assert.Error(t, err)
+
+	a := unhex(t, vecA)
+	require.Error(t, f.DecodeEthernet(a[:60]))
+	assert.Equal(t, packet.RoCEv2IPv4, f.Encap)
+	assert.Equal(t, uint32(1), f.Transport.BTH.PSN())
+	assert.Equal(t, "hello ", string(f.Transport.Payload), "the payload bytes kept")
+	assert.Nil(t, f.Transport.ICRC)
+
+	require.Error(t, f.DecodeEthernet(a[:14+20+8+5]))
+	assert.Equal(t, packet.RoCEv2IPv4, f.Encap)
+	assert.Nil(t, f.Transport.BTH, "BTH cut after 5 bytes")
+}

@@ -65,22 +65,55 @@ func (p *Packet) Opcode() opcode.Opcode {
 // opcode, TVer not 0, a pad count larger than what follows the headers, or a
 // payload where the opcode allows none.
 func (p *Packet) Decode(b []byte) error {
+	off, err := p.decodeHeaders(b)
+	if err != nil {
+		return err
+	}
+	h := p.BTH
+	op := h.Opcode()
+	info := op.Info()
+	rest := len(b) - off
+	if rest < icrc.Len {
+		return &rocekit.HeaderError{Header: "icrc", Err: rocekit.ErrTruncated, Need: icrc.Len, Have: rest,
+			Detail: fmt.Sprintf("%s headers end at offset %d", op, off)}
+	}
+	p.ICRC = b[len(b)-icrc.Len:]
+	body := b[off : len(b)-icrc.Len]
+	pad := int(h.PadCnt())
+	if pad > len(body) {
+		return rocekit.Invalid("bth", "PadCnt", "%d pad bytes, but only %d bytes between the headers and the ICRC", pad, len(body))
+	}
+	p.Payload = body[:len(body)-pad]
+	p.Pad = body[len(body)-pad:]
+	if !info.Payload && len(body) > 0 {
+		return &rocekit.HeaderError{Header: "payload", Err: rocekit.ErrUnexpected, Have: len(body),
+			Detail: fmt.Sprintf("%d bytes after the headers; %s carries no payload", len(body), op)}
+	}
+	if v := h.TVer(); v != 0 {
+		return rocekit.Invalid("bth", "TVer", "%d, want 0", v)
+	}
+	return nil
+}
+
+// decodeHeaders sets the BTH and the extension headers its opcode implies
+// and returns where they end. An unknown opcode leaves only the BTH.
+func (p *Packet) decodeHeaders(b []byte) (int, error) {
 	*p = Packet{}
 	h, err := bth.New(b)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	p.BTH = h
 	op := h.Opcode()
 	info := op.Info()
 	if !info.Valid {
-		return h.Validate()
+		return bth.Len, h.Validate()
 	}
 	off := bth.Len
 	for _, hd := range info.Headers() {
 		n := hd.Len()
 		if len(b) < off+n {
-			return &rocekit.HeaderError{Header: headerNames[hd], Err: rocekit.ErrTruncated, Need: n, Have: len(b) - off,
+			return off, &rocekit.HeaderError{Header: headerNames[hd], Err: rocekit.ErrTruncated, Need: n, Have: len(b) - off,
 				Detail: fmt.Sprintf("%s carries %s at offset %d", op, hd, off)}
 		}
 		v := b[off : off+n : off+n]
@@ -110,27 +143,20 @@ func (p *Packet) Decode(b []byte) error {
 		}
 		off += n
 	}
-	rest := len(b) - off
-	if rest < icrc.Len {
-		return &rocekit.HeaderError{Header: "icrc", Err: rocekit.ErrTruncated, Need: icrc.Len, Have: rest,
-			Detail: fmt.Sprintf("%s headers end at offset %d", op, off)}
+	return off, nil
+}
+
+// DecodeTruncated decodes what a capture cut short kept of a transport
+// packet (a snap length, a damaged record): the BTH and whichever extension
+// headers are complete, with Payload holding the bytes after them and ICRC
+// nil. It returns the error for the first header cut short, or nil when all
+// headers are present.
+func (p *Packet) DecodeTruncated(b []byte) error {
+	off, err := p.decodeHeaders(b)
+	if err == nil && off <= len(b) {
+		p.Payload = b[off:]
 	}
-	p.ICRC = b[len(b)-icrc.Len:]
-	body := b[off : len(b)-icrc.Len]
-	pad := int(h.PadCnt())
-	if pad > len(body) {
-		return rocekit.Invalid("bth", "PadCnt", "%d pad bytes, but only %d bytes between the headers and the ICRC", pad, len(body))
-	}
-	p.Payload = body[:len(body)-pad]
-	p.Pad = body[len(body)-pad:]
-	if !info.Payload && len(body) > 0 {
-		return &rocekit.HeaderError{Header: "payload", Err: rocekit.ErrUnexpected, Have: len(body),
-			Detail: fmt.Sprintf("%d bytes after the headers; %s carries no payload", len(body), op)}
-	}
-	if v := h.TVer(); v != 0 {
-		return rocekit.Invalid("bth", "TVer", "%d, want 0", v)
-	}
-	return nil
+	return err
 }
 
 var headerNames = map[opcode.Header]string{
