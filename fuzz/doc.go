@@ -7,8 +7,11 @@
 // FuzzXRCETH, FuzzRETH, FuzzAtomicETH, FuzzAETH, FuzzAtomicAckETH, FuzzImmDt,
 // FuzzIETH, FuzzFETH, FuzzCNP, FuzzLRH, FuzzGRH), one for the transport
 // packet parser (FuzzPacket), two for frame parsing (FuzzFrameEthernet,
-// FuzzFrameIB); pcap_test.go fuzzes the capture reader. Each target checks
-// that parsing never panics and that whatever parses encodes back to the
-// same bytes. The seed corpora are the ICRC test vectors of ib-facts.md §3.4
+// FuzzFrameIB); FuzzPcapReader fuzzes the capture reader, FuzzCapture whole
+// capture files through decoding, the per-QP tracker and the conformance
+// checker, FuzzCM the CM MAD views, and FuzzReadHex, FuzzReadAXIS,
+// FuzzReadAXISMem and FuzzReadMemh the stimulus text readers. Each target
+// checks that parsing never panics and, where it encodes, that whatever
+// parses encodes back to the same bytes. The seed corpora are the ICRC test vectors of ib-facts.md §3.4
 // and every frame of the captures in ../shared/captures when present.
 package fuzz
