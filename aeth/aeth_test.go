@@ -15,42 +15,33 @@ import (
 	"pgregory.net/rapid"
 )
 
-func unhex(t testing.TB, s string) []byte {
-	b, err := hex.DecodeString(s)
-	require.NoError(t, err)
-	return b
-}
-
 // Golden AETHs from ib-facts.md §3.4: vector D (RoCEv1 RC Acknowledge from a
 // Mellanox NIC, syndrome 0x00, MSN 5) and vector E (syndrome 0x1F, MSN 5),
 // plus frame 11 of srinivaskoritala-rdma-softroce-demo_infiniband.pcap (RC
 // Acknowledge, native IB, AETH at IB offset 20: syndrome 0x1F, MSN 1).
 func TestGolden(t *testing.T) {
-	cases := []struct {
-		hex  string
-		want aeth.Fields
-		str  string
-	}{
-		{"00000005", aeth.Fields{Syndrome: 0x00, MSN: 5}, "AETH syndrome=0x00 (ACK credits=0 (code 0)) msn=5"},
-		{"1f000005", aeth.Fields{Syndrome: aeth.ACKSyndrome(aeth.Unlimited), MSN: 5}, "AETH syndrome=0x1f (ACK unlimited) msn=5"},
-		{"1f000001", aeth.Fields{Syndrome: 0x1F, MSN: 1}, "AETH syndrome=0x1f (ACK unlimited) msn=1"},
+	cases := []hdrtest.Case[aeth.Fields]{
+		{Hex: "00000005", Want: aeth.Fields{Syndrome: 0x00, MSN: 5}},
+		{Hex: "1f000005", Want: aeth.Fields{Syndrome: aeth.ACKSyndrome(aeth.Unlimited), MSN: 5}},
+		{Hex: "1f000001", Want: aeth.Fields{Syndrome: 0x1F, MSN: 1}},
 	}
-	for _, c := range cases {
-		b := unhex(t, c.hex)
-		h, err := aeth.New(b)
+	hdr.Golden(t, cases)
+	strs := []string{
+		"AETH syndrome=0x00 (ACK credits=0 (code 0)) msn=5",
+		"AETH syndrome=0x1f (ACK unlimited) msn=5",
+		"AETH syndrome=0x1f (ACK unlimited) msn=1",
+	}
+	for i, c := range cases {
+		h, err := aeth.New(hdrtest.Unhex(t, c.Hex))
 		require.NoError(t, err)
-		assert.Equal(t, c.want, h.Fields(), c.hex)
-		assert.NoError(t, h.Validate())
-		assert.Equal(t, aeth.ACK, h.Syndrome().Kind())
-		assert.Equal(t, c.str, h.String())
-		out := make([]byte, aeth.Len)
-		require.NoError(t, c.want.Encode(out))
-		assert.Equal(t, b, out)
+		assert.NoError(t, h.Validate(), c.Hex)
+		assert.Equal(t, aeth.ACK, h.Syndrome().Kind(), c.Hex)
+		assert.Equal(t, strs[i], h.String())
 	}
 }
 
 func TestNewViewsPrefix(t *testing.T) {
-	b := unhex(t, "1f000005deadbeef")
+	b := hdrtest.Unhex(t, "1f000005deadbeef")
 	h, err := aeth.New(b)
 	require.NoError(t, err)
 	assert.Len(t, h, aeth.Len)
@@ -379,7 +370,7 @@ func TestValidSyndrome(t *testing.T) {
 var sink aeth.Fields
 
 func BenchmarkView(b *testing.B) {
-	buf := unhex(b, "1f000005")
+	buf := hdrtest.Unhex(b, "1f000005")
 	b.ReportAllocs()
 	var n uint32
 	for i := 0; i < b.N; i++ {
@@ -394,7 +385,7 @@ func BenchmarkView(b *testing.B) {
 }
 
 func BenchmarkDecode(b *testing.B) {
-	buf := unhex(b, "1f000005")
+	buf := hdrtest.Unhex(b, "1f000005")
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		h, _ := aeth.New(buf)

@@ -11,36 +11,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func unhex(t testing.TB, s string) []byte {
-	b, err := hex.DecodeString(s)
-	require.NoError(t, err)
-	return b
-}
-
 // Hand-computed AtomicAckETHs (no atomic vector in ib-facts.md §3.4): a
 // distinct value in every byte, so a wrong byte order fails.
 func TestGolden(t *testing.T) {
-	cases := []struct {
-		hex  string
-		want atomicacketh.Fields
-	}{
-		{"0102030405060708", atomicacketh.Fields{OrigRemDt: 0x0102030405060708}},
-		{"0000000000000005", atomicacketh.Fields{OrigRemDt: 5}},
-		{"ffffffffffffffff", atomicacketh.Fields{OrigRemDt: 0xFFFFFFFFFFFFFFFF}},
+	cases := []hdrtest.Case[atomicacketh.Fields]{
+		{Hex: "0102030405060708", Want: atomicacketh.Fields{OrigRemDt: 0x0102030405060708}},
+		{Hex: "0000000000000005", Want: atomicacketh.Fields{OrigRemDt: 5}},
+		{Hex: "ffffffffffffffff", Want: atomicacketh.Fields{OrigRemDt: 0xFFFFFFFFFFFFFFFF}},
 	}
-	for _, c := range cases {
-		b := unhex(t, c.hex)
-		h, err := atomicacketh.New(b)
-		require.NoError(t, err)
-		assert.Equal(t, c.want, h.Fields(), c.hex)
-		out := make([]byte, atomicacketh.Len)
-		require.NoError(t, c.want.Encode(out))
-		assert.Equal(t, b, out)
-	}
+	hdr.Golden(t, cases)
 }
 
 func TestNewIsView(t *testing.T) {
-	b := unhex(t, "0102030405060708eeee")
+	b := hdrtest.Unhex(t, "0102030405060708eeee")
 	h, err := atomicacketh.New(b)
 	require.NoError(t, err)
 	assert.Len(t, h, atomicacketh.Len)
@@ -75,14 +58,14 @@ func TestShared(t *testing.T) { hdr.All(t) }
 func TestString(t *testing.T) {
 	f := atomicacketh.Fields{OrigRemDt: 5}
 	assert.Equal(t, "AtomicAckETH origremdt=0x0000000000000005", f.String())
-	h, _ := atomicacketh.New(unhex(t, "0102030405060708"))
+	h, _ := atomicacketh.New(hdrtest.Unhex(t, "0102030405060708"))
 	assert.Equal(t, "AtomicAckETH origremdt=0x0102030405060708", h.String())
 }
 
 var sink atomicacketh.Fields
 
 func BenchmarkView(b *testing.B) {
-	buf := unhex(b, "0102030405060708")
+	buf := hdrtest.Unhex(b, "0102030405060708")
 	b.ReportAllocs()
 	var n uint64
 	for i := 0; i < b.N; i++ {
@@ -96,7 +79,7 @@ func BenchmarkView(b *testing.B) {
 }
 
 func BenchmarkDecode(b *testing.B) {
-	buf := unhex(b, "0102030405060708")
+	buf := hdrtest.Unhex(b, "0102030405060708")
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		h, _ := atomicacketh.New(buf)

@@ -11,40 +11,23 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func unhex(t testing.TB, s string) []byte {
-	b, err := hex.DecodeString(s)
-	require.NoError(t, err)
-	return b
-}
-
 // Hand-computed AtomicETHs (no atomic vector in ib-facts.md §3.4): one with a
 // distinct value in every byte, so a wrong offset fails; a FetchAdd of 1 and a
 // CmpSwap 5 -> 6 on realistic addresses.
 func TestGolden(t *testing.T) {
-	cases := []struct {
-		hex  string
-		want atomiceth.Fields
-	}{
-		{"0102030405060708" + "090a0b0c" + "0d0e0f1011121314" + "15161718191a1b1c",
-			atomiceth.Fields{VA: 0x0102030405060708, RKey: 0x090a0b0c, SwapAdd: 0x0d0e0f1011121314, Compare: 0x15161718191a1b1c}},
-		{"00007f0012340008" + "00001234" + "0000000000000001" + "0000000000000000",
-			atomiceth.Fields{VA: 0x00007f0012340008, RKey: 0x1234, SwapAdd: 1}},
-		{"00007f0012340010" + "000047b3" + "0000000000000006" + "0000000000000005",
-			atomiceth.Fields{VA: 0x00007f0012340010, RKey: 0x47b3, SwapAdd: 6, Compare: 5}},
+	cases := []hdrtest.Case[atomiceth.Fields]{
+		{Hex: "0102030405060708" + "090a0b0c" + "0d0e0f1011121314" + "15161718191a1b1c",
+			Want: atomiceth.Fields{VA: 0x0102030405060708, RKey: 0x090a0b0c, SwapAdd: 0x0d0e0f1011121314, Compare: 0x15161718191a1b1c}},
+		{Hex: "00007f0012340008" + "00001234" + "0000000000000001" + "0000000000000000",
+			Want: atomiceth.Fields{VA: 0x00007f0012340008, RKey: 0x1234, SwapAdd: 1}},
+		{Hex: "00007f0012340010" + "000047b3" + "0000000000000006" + "0000000000000005",
+			Want: atomiceth.Fields{VA: 0x00007f0012340010, RKey: 0x47b3, SwapAdd: 6, Compare: 5}},
 	}
-	for _, c := range cases {
-		b := unhex(t, c.hex)
-		h, err := atomiceth.New(b)
-		require.NoError(t, err)
-		assert.Equal(t, c.want, h.Fields(), c.hex)
-		out := make([]byte, atomiceth.Len)
-		require.NoError(t, c.want.Encode(out))
-		assert.Equal(t, b, out)
-	}
+	hdr.Golden(t, cases)
 }
 
 func TestNewIsView(t *testing.T) {
-	b := unhex(t, "0102030405060708090a0b0c0d0e0f101112131415161718191a1b1ceeee")
+	b := hdrtest.Unhex(t, "0102030405060708090a0b0c0d0e0f101112131415161718191a1b1ceeee")
 	h, err := atomiceth.New(b)
 	require.NoError(t, err)
 	assert.Len(t, h, atomiceth.Len)
@@ -92,14 +75,14 @@ func TestShared(t *testing.T) { hdr.All(t) }
 func TestString(t *testing.T) {
 	f := atomiceth.Fields{VA: 0x00007f0012340008, RKey: 0x1234, SwapAdd: 1}
 	assert.Equal(t, "AtomicETH va=0x00007f0012340008 r_key=0x00001234 swapdt=0x0000000000000001 cmpdt=0x0000000000000000", f.String())
-	h, _ := atomiceth.New(unhex(t, "0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c"))
+	h, _ := atomiceth.New(hdrtest.Unhex(t, "0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c"))
 	assert.Equal(t, "AtomicETH va=0x0102030405060708 r_key=0x090a0b0c swapdt=0x0d0e0f1011121314 cmpdt=0x15161718191a1b1c", h.String())
 }
 
 var sink atomiceth.Fields
 
 func BenchmarkView(b *testing.B) {
-	buf := unhex(b, "00007f0012340008000012340000000000000001ffffffffffffffff")
+	buf := hdrtest.Unhex(b, "00007f0012340008000012340000000000000001ffffffffffffffff")
 	b.ReportAllocs()
 	var n uint64
 	for i := 0; i < b.N; i++ {
@@ -113,7 +96,7 @@ func BenchmarkView(b *testing.B) {
 }
 
 func BenchmarkDecode(b *testing.B) {
-	buf := unhex(b, "00007f0012340008000012340000000000000001ffffffffffffffff")
+	buf := hdrtest.Unhex(b, "00007f0012340008000012340000000000000001ffffffffffffffff")
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		h, _ := atomiceth.New(buf)

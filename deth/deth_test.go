@@ -12,37 +12,20 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func unhex(t testing.TB, s string) []byte {
-	b, err := hex.DecodeString(s)
-	require.NoError(t, err)
-	return b
-}
-
 // Hand-computed DETHs (no UD vector in ib-facts.md §3.4): distinct values in
 // every byte, so a wrong offset fails; and a GSI (QP1) DETH.
 func TestGolden(t *testing.T) {
-	cases := []struct {
-		hex  string
-		want deth.Fields
-	}{
-		{"123456789abcdef0", deth.Fields{QKey: 0x12345678, Resv8: 0x9A, SrcQP: 0xBCDEF0}},
-		{"8001000000000001", deth.Fields{QKey: deth.GSIQKey, SrcQP: 1}},
-		{"ffffffff00ffffff", deth.Fields{QKey: 0xFFFFFFFF, SrcQP: 0xFFFFFF}},
+	cases := []hdrtest.Case[deth.Fields]{
+		{Hex: "123456789abcdef0", Want: deth.Fields{QKey: 0x12345678, Resv8: 0x9A, SrcQP: 0xBCDEF0}},
+		{Hex: "8001000000000001", Want: deth.Fields{QKey: deth.GSIQKey, SrcQP: 1}},
+		{Hex: "ffffffff00ffffff", Want: deth.Fields{QKey: 0xFFFFFFFF, SrcQP: 0xFFFFFF}},
 	}
-	for _, c := range cases {
-		b := unhex(t, c.hex)
-		h, err := deth.New(b)
-		require.NoError(t, err)
-		assert.Equal(t, c.want, h.Fields(), c.hex)
-		out := make([]byte, deth.Len)
-		require.NoError(t, c.want.Encode(out))
-		assert.Equal(t, b, out)
-	}
+	hdr.Golden(t, cases)
 	assert.Equal(t, uint32(0x80010000), uint32(deth.GSIQKey))
 }
 
 func TestNewIsView(t *testing.T) {
-	b := unhex(t, "123456789abcdef0eeee")
+	b := hdrtest.Unhex(t, "123456789abcdef0eeee")
 	h, err := deth.New(b)
 	require.NoError(t, err)
 	assert.Len(t, h, deth.Len)
@@ -98,14 +81,14 @@ func TestEncodeRejectsWideFields(t *testing.T) {
 func TestString(t *testing.T) {
 	f := deth.Fields{QKey: deth.GSIQKey, SrcQP: 1}
 	assert.Equal(t, "DETH q_key=0x80010000 resv8=0x00 srcqp=0x000001", f.String())
-	h, _ := deth.New(unhex(t, "123456789abcdef0"))
+	h, _ := deth.New(hdrtest.Unhex(t, "123456789abcdef0"))
 	assert.Equal(t, "DETH q_key=0x12345678 resv8=0x9a srcqp=0xbcdef0", h.String())
 }
 
 var sink deth.Fields
 
 func BenchmarkView(b *testing.B) {
-	buf := unhex(b, "8001000000000001")
+	buf := hdrtest.Unhex(b, "8001000000000001")
 	b.ReportAllocs()
 	var n uint32
 	for i := 0; i < b.N; i++ {
@@ -119,7 +102,7 @@ func BenchmarkView(b *testing.B) {
 }
 
 func BenchmarkDecode(b *testing.B) {
-	buf := unhex(b, "8001000000000001")
+	buf := hdrtest.Unhex(b, "8001000000000001")
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		h, _ := deth.New(buf)

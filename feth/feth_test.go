@@ -12,47 +12,34 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func unhex(t testing.TB, s string) []byte {
-	b, err := hex.DecodeString(s)
-	require.NoError(t, err)
-	return b
-}
-
 // Hand-computed FETHs (no FLUSH vector in ib-facts.md §3.4). 0xabcdef12 =
 // 0x2af37bc<<6 | 1<<4 | 2 puts a distinct value in every field, so a wrong
 // shift or mask fails.
 func TestGolden(t *testing.T) {
-	cases := []struct {
-		hex   string
-		want  feth.Fields
-		valid bool
-	}{
-		{"00000013", feth.Fields{SEL: feth.SelRegion, PLT: feth.PLTGlobalVisibility | feth.PLTPersistence}, true},
-		{"00000001", feth.Fields{SEL: feth.SelRange, PLT: feth.PLTGlobalVisibility}, true},
-		{"00000002", feth.Fields{SEL: feth.SelRange, PLT: feth.PLTPersistence}, true},
-		{"abcdef12", feth.Fields{Resv: 0x2AF37BC, SEL: 1, PLT: 2}, true},
-		{"ffffffc0", feth.Fields{Resv: 0x3FFFFFF}, true},
-		{"0000002c", feth.Fields{SEL: 2, PLT: 0xC}, false},
-		{"0000003f", feth.Fields{SEL: 3, PLT: 0xF}, false},
+	cases := []hdrtest.Case[feth.Fields]{
+		{Hex: "00000013", Want: feth.Fields{SEL: feth.SelRegion, PLT: feth.PLTGlobalVisibility | feth.PLTPersistence}},
+		{Hex: "00000001", Want: feth.Fields{SEL: feth.SelRange, PLT: feth.PLTGlobalVisibility}},
+		{Hex: "00000002", Want: feth.Fields{SEL: feth.SelRange, PLT: feth.PLTPersistence}},
+		{Hex: "abcdef12", Want: feth.Fields{Resv: 0x2AF37BC, SEL: 1, PLT: 2}},
+		{Hex: "ffffffc0", Want: feth.Fields{Resv: 0x3FFFFFF}},
+		{Hex: "0000002c", Want: feth.Fields{SEL: 2, PLT: 0xC}},
+		{Hex: "0000003f", Want: feth.Fields{SEL: 3, PLT: 0xF}},
 	}
-	for _, c := range cases {
-		b := unhex(t, c.hex)
-		h, err := feth.New(b)
+	hdr.Golden(t, cases)
+	valid := []bool{true, true, true, true, true, false, false}
+	for i, c := range cases {
+		h, err := feth.New(hdrtest.Unhex(t, c.Hex))
 		require.NoError(t, err)
-		assert.Equal(t, c.want, h.Fields(), c.hex)
-		if c.valid {
-			assert.NoError(t, h.Validate(), c.hex)
+		if valid[i] {
+			assert.NoError(t, h.Validate(), c.Hex)
 		} else {
-			assert.ErrorIs(t, h.Validate(), rocekit.ErrInvalid, c.hex)
+			assert.ErrorIs(t, h.Validate(), rocekit.ErrInvalid, c.Hex)
 		}
-		out := make([]byte, feth.Len)
-		require.NoError(t, c.want.Encode(out))
-		assert.Equal(t, b, out)
 	}
 }
 
 func TestNewIsView(t *testing.T) {
-	b := unhex(t, "abcdef12eeee")
+	b := hdrtest.Unhex(t, "abcdef12eeee")
 	h, err := feth.New(b)
 	require.NoError(t, err)
 	assert.Len(t, h, feth.Len)
@@ -100,7 +87,7 @@ var hdr = hdrtest.Header[feth.FETH, feth.Fields]{
 func TestShared(t *testing.T) { hdr.All(t) }
 
 func TestValidate(t *testing.T) {
-	b := unhex(t, "00000013")
+	b := hdrtest.Unhex(t, "00000013")
 	h, _ := feth.New(b)
 	for plt := uint8(0); plt < 16; plt++ {
 		h.SetPLT(plt)
@@ -137,14 +124,14 @@ func TestEncodeRejectsWideFields(t *testing.T) {
 func TestString(t *testing.T) {
 	f := feth.Fields{SEL: feth.SelRegion, PLT: feth.PLTGlobalVisibility | feth.PLTPersistence}
 	assert.Equal(t, "FETH resv=0x0000000 sel=1 plt=0x3", f.String())
-	h, _ := feth.New(unhex(t, "abcdef12"))
+	h, _ := feth.New(hdrtest.Unhex(t, "abcdef12"))
 	assert.Equal(t, "FETH resv=0x2af37bc sel=1 plt=0x2", h.String())
 }
 
 var sink feth.Fields
 
 func BenchmarkView(b *testing.B) {
-	buf := unhex(b, "00000013")
+	buf := hdrtest.Unhex(b, "00000013")
 	b.ReportAllocs()
 	var n uint32
 	for i := 0; i < b.N; i++ {
@@ -158,7 +145,7 @@ func BenchmarkView(b *testing.B) {
 }
 
 func BenchmarkDecode(b *testing.B) {
-	buf := unhex(b, "00000013")
+	buf := hdrtest.Unhex(b, "00000013")
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		h, _ := feth.New(buf)

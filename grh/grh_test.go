@@ -15,13 +15,7 @@ import (
 	"pgregory.net/rapid"
 )
 
-func unhex(t testing.TB, s string) []byte {
-	b, err := hex.DecodeString(s)
-	require.NoError(t, err)
-	return b
-}
-
-func gid(t testing.TB, s string) [16]byte { return [16]byte(unhex(t, s)) }
+func gid(t testing.TB, s string) [16]byte { return [16]byte(hdrtest.Unhex(t, s)) }
 
 const (
 	// ib-facts.md §3.4 vector D, RDMA WRITE Only: the GRH after Ethertype 0x8915
@@ -38,36 +32,32 @@ const (
 
 func TestGolden(t *testing.T) {
 	mapped := gid(t, "00000000000000000000ffff0f000002")
-	cases := []struct {
-		name       string
-		hex        string
-		want       grh.Fields
-		sgid, dgid string
-	}{
-		{"vector D write", vectorDWrite, grh.Fields{IPVer: 6, TClass: 2, PayLen: 40, NxtHdr: grh.NxtHdrIBA, HopLmt: 0x40, SGID: mapped, DGID: mapped}, "::ffff:15.0.0.2", "::ffff:15.0.0.2"},
-		{"vector D ack", vectorDAck, grh.Fields{IPVer: 6, TClass: 2, PayLen: 20, NxtHdr: grh.NxtHdrIBA, HopLmt: 0x40, SGID: mapped, DGID: mapped}, "::ffff:15.0.0.2", "::ffff:15.0.0.2"},
-		{"pcap frame 3", frame3, grh.Fields{IPVer: 6, PayLen: 124, NxtHdr: 0x1B,
-			SGID: gid(t, "fe800000000000000002c90300001f2d"), DGID: gid(t, "ff12401bffff000000000000ffffffff")},
-			"fe80::2:c903:0:1f2d", "ff12:401b:ffff::ffff:ffff"},
+	cases := []hdrtest.Case[grh.Fields]{
+		{Hex: vectorDWrite, Want: grh.Fields{IPVer: 6, TClass: 2, PayLen: 40, NxtHdr: grh.NxtHdrIBA, HopLmt: 0x40, SGID: mapped, DGID: mapped}},
+		{Hex: vectorDAck, Want: grh.Fields{IPVer: 6, TClass: 2, PayLen: 20, NxtHdr: grh.NxtHdrIBA, HopLmt: 0x40, SGID: mapped, DGID: mapped}},
+		{Hex: frame3, Want: grh.Fields{IPVer: 6, PayLen: 124, NxtHdr: 0x1B,
+			SGID: gid(t, "fe800000000000000002c90300001f2d"), DGID: gid(t, "ff12401bffff000000000000ffffffff")}},
 	}
-	for _, c := range cases {
-		b := unhex(t, c.hex)
-		h, err := grh.New(b)
+	hdr.Golden(t, cases)
+	addrs := []struct{ name, sgid, dgid string }{
+		{"vector D write", "::ffff:15.0.0.2", "::ffff:15.0.0.2"},
+		{"vector D ack", "::ffff:15.0.0.2", "::ffff:15.0.0.2"},
+		{"pcap frame 3", "fe80::2:c903:0:1f2d", "ff12:401b:ffff::ffff:ffff"},
+	}
+	for i, c := range cases {
+		a := addrs[i]
+		h, err := grh.New(hdrtest.Unhex(t, c.Hex))
 		require.NoError(t, err)
-		assert.Equal(t, c.want, h.Fields(), c.name)
-		assert.NoError(t, h.Validate(), c.name)
-		assert.Equal(t, c.sgid, h.SGIDAddr().String(), c.name)
-		assert.Equal(t, c.dgid, h.DGIDAddr().String(), c.name)
-		assert.Equal(t, c.want.SGID[:], h.SGID(), c.name)
-		assert.Equal(t, c.want.DGID[:], h.DGID(), c.name)
-		out := make([]byte, grh.Len)
-		require.NoError(t, c.want.Encode(out))
-		assert.Equal(t, b, out, c.name)
+		assert.NoError(t, h.Validate(), a.name)
+		assert.Equal(t, a.sgid, h.SGIDAddr().String(), a.name)
+		assert.Equal(t, a.dgid, h.DGIDAddr().String(), a.name)
+		assert.Equal(t, c.Want.SGID[:], h.SGID(), a.name)
+		assert.Equal(t, c.Want.DGID[:], h.DGID(), a.name)
 	}
 }
 
 func TestGIDZeroCopy(t *testing.T) {
-	b := unhex(t, vectorDWrite)
+	b := hdrtest.Unhex(t, vectorDWrite)
 	h, _ := grh.New(b)
 	s, d := h.SGID(), h.DGID()
 	require.Len(t, s, 16)
@@ -176,7 +166,7 @@ func TestRoundTripGIDAddrs(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	b := unhex(t, vectorDWrite)
+	b := hdrtest.Unhex(t, vectorDWrite)
 	h, _ := grh.New(b)
 	require.NoError(t, h.Validate())
 	for v := uint8(0); v < 16; v++ {
@@ -229,7 +219,7 @@ func TestEncodeRejectsWideFields(t *testing.T) {
 }
 
 func TestString(t *testing.T) {
-	h, _ := grh.New(unhex(t, vectorDWrite))
+	h, _ := grh.New(hdrtest.Unhex(t, vectorDWrite))
 	assert.Equal(t, "GRH ipver=6 tclass=0x02 flowlabel=0x00000 paylen=40 nxthdr=0x1b hoplmt=64 sgid=::ffff:15.0.0.2 dgid=::ffff:15.0.0.2", h.String())
 	f := grh.Fields{IPVer: 6, TClass: 0xAB, FlowLabel: 0xCDEF1, PayLen: 124, NxtHdr: 0x1B, HopLmt: 255,
 		SGID: gid(t, "fe800000000000000002c90300001f2d"), DGID: gid(t, "ff12401bffff000000000000ffffffff")}
@@ -242,7 +232,7 @@ var (
 )
 
 func BenchmarkView(b *testing.B) {
-	buf := unhex(b, vectorDWrite)
+	buf := hdrtest.Unhex(b, vectorDWrite)
 	b.ReportAllocs()
 	var n int
 	for i := 0; i < b.N; i++ {
@@ -257,7 +247,7 @@ func BenchmarkView(b *testing.B) {
 }
 
 func BenchmarkDecode(b *testing.B) {
-	buf := unhex(b, vectorDWrite)
+	buf := hdrtest.Unhex(b, vectorDWrite)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		h, _ := grh.New(buf)

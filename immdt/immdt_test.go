@@ -11,36 +11,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func unhex(t testing.TB, s string) []byte {
-	b, err := hex.DecodeString(s)
-	require.NoError(t, err)
-	return b
-}
-
 // Hand-computed ImmDts (no immediate vector in ib-facts.md §3.4): a distinct
 // value in every byte, so a wrong byte order fails.
 func TestGolden(t *testing.T) {
-	cases := []struct {
-		hex  string
-		want immdt.Fields
-	}{
-		{"12345678", immdt.Fields{Imm: 0x12345678}},
-		{"deadbeef", immdt.Fields{Imm: 0xDEADBEEF}},
-		{"00000001", immdt.Fields{Imm: 1}},
+	cases := []hdrtest.Case[immdt.Fields]{
+		{Hex: "12345678", Want: immdt.Fields{Imm: 0x12345678}},
+		{Hex: "deadbeef", Want: immdt.Fields{Imm: 0xDEADBEEF}},
+		{Hex: "00000001", Want: immdt.Fields{Imm: 1}},
 	}
-	for _, c := range cases {
-		b := unhex(t, c.hex)
-		h, err := immdt.New(b)
-		require.NoError(t, err)
-		assert.Equal(t, c.want, h.Fields(), c.hex)
-		out := make([]byte, immdt.Len)
-		require.NoError(t, c.want.Encode(out))
-		assert.Equal(t, b, out)
-	}
+	hdr.Golden(t, cases)
 }
 
 func TestNewIsView(t *testing.T) {
-	b := unhex(t, "12345678eeee")
+	b := hdrtest.Unhex(t, "12345678eeee")
 	h, err := immdt.New(b)
 	require.NoError(t, err)
 	assert.Len(t, h, immdt.Len)
@@ -75,14 +58,14 @@ func TestShared(t *testing.T) { hdr.All(t) }
 func TestString(t *testing.T) {
 	f := immdt.Fields{Imm: 1}
 	assert.Equal(t, "ImmDt imm=0x00000001", f.String())
-	h, _ := immdt.New(unhex(t, "deadbeef"))
+	h, _ := immdt.New(hdrtest.Unhex(t, "deadbeef"))
 	assert.Equal(t, "ImmDt imm=0xdeadbeef", h.String())
 }
 
 var sink immdt.Fields
 
 func BenchmarkView(b *testing.B) {
-	buf := unhex(b, "deadbeef")
+	buf := hdrtest.Unhex(b, "deadbeef")
 	b.ReportAllocs()
 	var n uint32
 	for i := 0; i < b.N; i++ {
@@ -96,7 +79,7 @@ func BenchmarkView(b *testing.B) {
 }
 
 func BenchmarkDecode(b *testing.B) {
-	buf := unhex(b, "deadbeef")
+	buf := hdrtest.Unhex(b, "deadbeef")
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		h, _ := immdt.New(buf)

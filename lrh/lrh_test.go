@@ -14,43 +14,30 @@ import (
 	"pgregory.net/rapid"
 )
 
-func unhex(t testing.TB, s string) []byte {
-	b, err := hex.DecodeString(s)
-	require.NoError(t, err)
-	return b
-}
-
 // Golden LRHs: the first 8 bytes of frames of
 // /work/shared/captures/srinivaskoritala-rdma-softroce-demo_infiniband.pcap
 // (ERF type 21; the IB packet starts right after the 16-byte ERF header).
 // Field values as decoded by tshark 4.0 (infiniband.lrh.*); frameLen is
 // tshark's frame.len, the IB bytes LRH..VCRC.
 func TestGolden(t *testing.T) {
-	cases := []struct {
-		frame    int
-		hex      string
-		want     lrh.Fields
-		frameLen int
-	}{
+	cases := []hdrtest.Case[lrh.Fields]{
 		// Frame 1: directed-route SMP SubnGet(SMInfo) on VL15, IBA local.
-		{1, "f002ffff0048ffff", lrh.Fields{VL: 15, LNH: lrh.LNHIBALocal, DLID: 0xFFFF, PktLen: 72, SLID: 0xFFFF}, 290},
+		{Hex: "f002ffff0048ffff", Want: lrh.Fields{VL: 15, LNH: lrh.LNHIBALocal, DLID: 0xFFFF, PktLen: 72, SLID: 0xFFFF}},
 		// Frame 3: SA MAD with a GRH (IBA global), DLID 0xC000 (multicast).
-		{3, "0003c000002b0005", lrh.Fields{LNH: lrh.LNHIBAGlobal, DLID: 0xC000, PktLen: 43, SLID: 5}, 174},
+		{Hex: "0003c000002b0005", Want: lrh.Fields{LNH: lrh.LNHIBAGlobal, DLID: 0xC000, PktLen: 43, SLID: 5}},
 		// Frame 6: UD SEND Only (IPoIB), LID 1 -> LID 4.
-		{6, "0002000400170001", lrh.Fields{LNH: lrh.LNHIBALocal, DLID: 4, PktLen: 23, SLID: 1}, 94},
+		{Hex: "0002000400170001", Want: lrh.Fields{LNH: lrh.LNHIBALocal, DLID: 4, PktLen: 23, SLID: 1}},
 		// Frame 11: RC Acknowledge, LID 1 -> LID 4, 30 bytes on the wire.
-		{11, "0002000400070001", lrh.Fields{LNH: lrh.LNHIBALocal, DLID: 4, PktLen: 7, SLID: 1}, 30},
+		{Hex: "0002000400070001", Want: lrh.Fields{LNH: lrh.LNHIBALocal, DLID: 4, PktLen: 7, SLID: 1}},
 	}
-	for _, c := range cases {
-		b := unhex(t, c.hex)
-		h, err := lrh.New(b)
+	hdr.Golden(t, cases)
+	frames := []struct{ frame, frameLen int }{{1, 290}, {3, 174}, {6, 94}, {11, 30}}
+	for i, c := range cases {
+		f := frames[i]
+		h, err := lrh.New(hdrtest.Unhex(t, c.Hex))
 		require.NoError(t, err)
-		assert.Equal(t, c.want, h.Fields(), "frame %d", c.frame)
-		assert.NoError(t, h.Validate())
-		assert.Equal(t, c.frameLen, h.PacketBytes()+2, "frame %d: PktLen*4 + VCRC = frame length", c.frame)
-		out := make([]byte, lrh.Len)
-		require.NoError(t, c.want.Encode(out))
-		assert.Equal(t, b, out)
+		assert.NoError(t, h.Validate(), "frame %d", f.frame)
+		assert.Equal(t, f.frameLen, h.PacketBytes()+2, "frame %d: PktLen*4 + VCRC = frame length", f.frame)
 	}
 }
 
@@ -153,7 +140,7 @@ func TestRoundTripPacketBytes(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	b := unhex(t, "f002ffff0048ffff")
+	b := hdrtest.Unhex(t, "f002ffff0048ffff")
 	h, _ := lrh.New(b)
 	require.NoError(t, h.Validate())
 	for v := uint8(1); v < 16; v++ {
@@ -167,7 +154,7 @@ func TestValidate(t *testing.T) {
 		assert.Equal(t, v, h.LVer(), "LRH still readable")
 	}
 	// Reserved bits, VL and LNH are not checked.
-	b2 := unhex(t, "f0ffffffffffffff")
+	b2 := hdrtest.Unhex(t, "f0ffffffffffffff")
 	h2, _ := lrh.New(b2)
 	assert.NoError(t, h2.Validate())
 }
@@ -196,14 +183,14 @@ func TestEncodeRejectsWideFields(t *testing.T) {
 func TestString(t *testing.T) {
 	f := lrh.Fields{VL: 15, LNH: lrh.LNHIBALocal, DLID: 0xFFFF, PktLen: 72, SLID: 0xFFFF}
 	assert.Equal(t, "LRH vl=15 lver=0 sl=0 resv2=0 lnh=2 dlid=0xffff resv5=0x00 pktlen=72 slid=0xffff", f.String())
-	h, _ := lrh.New(unhex(t, "a5c91234ada5beef"))
+	h, _ := lrh.New(hdrtest.Unhex(t, "a5c91234ada5beef"))
 	assert.Equal(t, "LRH vl=10 lver=5 sl=12 resv2=2 lnh=1 dlid=0x1234 resv5=0x15 pktlen=1445 slid=0xbeef", h.String())
 }
 
 var sink lrh.Fields
 
 func BenchmarkView(b *testing.B) {
-	buf := unhex(b, "0003c000002b0005")
+	buf := hdrtest.Unhex(b, "0003c000002b0005")
 	b.ReportAllocs()
 	var n int
 	for i := 0; i < b.N; i++ {
@@ -217,7 +204,7 @@ func BenchmarkView(b *testing.B) {
 }
 
 func BenchmarkDecode(b *testing.B) {
-	buf := unhex(b, "0003c000002b0005")
+	buf := hdrtest.Unhex(b, "0003c000002b0005")
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		h, _ := lrh.New(buf)

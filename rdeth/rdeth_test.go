@@ -12,36 +12,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func unhex(t testing.TB, s string) []byte {
-	b, err := hex.DecodeString(s)
-	require.NoError(t, err)
-	return b
-}
-
 // Hand-computed RDETHs (no RD vector in ib-facts.md §3.4): distinct values in
 // every byte, so a wrong offset fails.
 func TestGolden(t *testing.T) {
-	cases := []struct {
-		hex  string
-		want rdeth.Fields
-	}{
-		{"a5123456", rdeth.Fields{Resv8: 0xA5, EEContext: 0x123456}},
-		{"00000001", rdeth.Fields{EEContext: 1}},
-		{"00ffffff", rdeth.Fields{EEContext: 0xFFFFFF}},
+	cases := []hdrtest.Case[rdeth.Fields]{
+		{Hex: "a5123456", Want: rdeth.Fields{Resv8: 0xA5, EEContext: 0x123456}},
+		{Hex: "00000001", Want: rdeth.Fields{EEContext: 1}},
+		{Hex: "00ffffff", Want: rdeth.Fields{EEContext: 0xFFFFFF}},
 	}
-	for _, c := range cases {
-		b := unhex(t, c.hex)
-		h, err := rdeth.New(b)
-		require.NoError(t, err)
-		assert.Equal(t, c.want, h.Fields(), c.hex)
-		out := make([]byte, rdeth.Len)
-		require.NoError(t, c.want.Encode(out))
-		assert.Equal(t, b, out)
-	}
+	hdr.Golden(t, cases)
 }
 
 func TestNewIsView(t *testing.T) {
-	b := unhex(t, "a5123456eeee")
+	b := hdrtest.Unhex(t, "a5123456eeee")
 	h, err := rdeth.New(b)
 	require.NoError(t, err)
 	assert.Len(t, h, rdeth.Len)
@@ -91,14 +74,14 @@ func TestEncodeRejectsWideFields(t *testing.T) {
 func TestString(t *testing.T) {
 	f := rdeth.Fields{EEContext: 0x123456}
 	assert.Equal(t, "RDETH resv8=0x00 eecnxt=0x123456", f.String())
-	h, _ := rdeth.New(unhex(t, "a5000001"))
+	h, _ := rdeth.New(hdrtest.Unhex(t, "a5000001"))
 	assert.Equal(t, "RDETH resv8=0xa5 eecnxt=0x000001", h.String())
 }
 
 var sink rdeth.Fields
 
 func BenchmarkView(b *testing.B) {
-	buf := unhex(b, "a5123456")
+	buf := hdrtest.Unhex(b, "a5123456")
 	b.ReportAllocs()
 	var n uint32
 	for i := 0; i < b.N; i++ {
@@ -112,7 +95,7 @@ func BenchmarkView(b *testing.B) {
 }
 
 func BenchmarkDecode(b *testing.B) {
-	buf := unhex(b, "a5123456")
+	buf := hdrtest.Unhex(b, "a5123456")
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		h, _ := rdeth.New(buf)

@@ -11,12 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func unhex(t testing.TB, s string) []byte {
-	b, err := hex.DecodeString(s)
-	require.NoError(t, err)
-	return b
-}
-
 // Golden RETHs read straight out of the frames of ib-facts.md §3.4: vector B
 // (RoCEv2/IPv6 RDMA WRITE Only, RETH after Ethernet 14 + IPv6 40 + UDP 8 + BTH
 // 12) and vector D (real RoCEv1 capture, RETH after Ethernet 14 + GRH 40 + BTH
@@ -26,30 +20,20 @@ func TestGolden(t *testing.T) {
 		vectorB = "02000000000202000000000186dd6021234500301140fd000000000000000000000000000001fd000000000000000000000000000002c00112b7003000000a40ffff0000001180abcdef00000000123456780000123400000008010203040506070897f03724"
 		vectorD = "7cfe90753cd87cfe90753cd889156020000000281b4000000000000000000000ffff0f00000200000000000000000000ffff0f0000020a70ffff0000010a80a788bc000055d4c0726000000047b3000000050000000001000000e3d856bb"
 	)
-	cases := []struct {
-		hex  string
-		off  int
-		want reth.Fields
-		rest string // the bytes after the RETH
-	}{
-		{vectorB, 14 + 40 + 8 + 12, reth.Fields{VA: 0x12345678, RKey: 0x1234, DMALen: 8}, "010203040506070897f03724"},
-		{vectorD, 14 + 40 + 12, reth.Fields{VA: 0x000055d4c0726000, RKey: 0x47b3, DMALen: 5}, "0000000001000000e3d856bb"},
-		{"0102030405060708090a0b0c0d0e0f10", 0, reth.Fields{VA: 0x0102030405060708, RKey: 0x090a0b0c, DMALen: 0x0d0e0f10}, ""},
+	cases := []hdrtest.Case[reth.Fields]{
+		{Hex: vectorB[2*(14+40+8+12):], Want: reth.Fields{VA: 0x12345678, RKey: 0x1234, DMALen: 8}},
+		{Hex: vectorD[2*(14+40+12):], Want: reth.Fields{VA: 0x000055d4c0726000, RKey: 0x47b3, DMALen: 5}},
+		{Hex: "0102030405060708090a0b0c0d0e0f10", Want: reth.Fields{VA: 0x0102030405060708, RKey: 0x090a0b0c, DMALen: 0x0d0e0f10}},
 	}
-	for _, c := range cases {
-		b := unhex(t, c.hex)[c.off:]
-		h, err := reth.New(b)
-		require.NoError(t, err)
-		assert.Equal(t, c.want, h.Fields(), c.hex)
-		assert.Equal(t, c.rest, hex.EncodeToString(b[reth.Len:]))
-		out := make([]byte, reth.Len)
-		require.NoError(t, c.want.Encode(out))
-		assert.Equal(t, b[:reth.Len], out)
+	hdr.Golden(t, cases)
+	rest := []string{"010203040506070897f03724", "0000000001000000e3d856bb", ""} // the bytes after the RETH
+	for i, c := range cases {
+		assert.Equal(t, rest[i], hex.EncodeToString(hdrtest.Unhex(t, c.Hex)[reth.Len:]), c.Hex)
 	}
 }
 
 func TestNewIsView(t *testing.T) {
-	b := unhex(t, "0102030405060708090a0b0c0d0e0f10eeee")
+	b := hdrtest.Unhex(t, "0102030405060708090a0b0c0d0e0f10eeee")
 	h, err := reth.New(b)
 	require.NoError(t, err)
 	assert.Len(t, h, reth.Len)
@@ -92,14 +76,14 @@ func TestShared(t *testing.T) { hdr.All(t) }
 func TestString(t *testing.T) {
 	f := reth.Fields{VA: 0x12345678, RKey: 0x1234, DMALen: 8}
 	assert.Equal(t, "RETH va=0x0000000012345678 r_key=0x00001234 dmalen=8", f.String())
-	h, _ := reth.New(unhex(t, "000055d4c0726000000047b3ffffffff"))
+	h, _ := reth.New(hdrtest.Unhex(t, "000055d4c0726000000047b3ffffffff"))
 	assert.Equal(t, "RETH va=0x000055d4c0726000 r_key=0x000047b3 dmalen=4294967295", h.String())
 }
 
 var sink reth.Fields
 
 func BenchmarkView(b *testing.B) {
-	buf := unhex(b, "00000000123456780000123400000008")
+	buf := hdrtest.Unhex(b, "00000000123456780000123400000008")
 	b.ReportAllocs()
 	var n uint64
 	for i := 0; i < b.N; i++ {
@@ -113,7 +97,7 @@ func BenchmarkView(b *testing.B) {
 }
 
 func BenchmarkDecode(b *testing.B) {
-	buf := unhex(b, "00000000123456780000123400000008")
+	buf := hdrtest.Unhex(b, "00000000123456780000123400000008")
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		h, _ := reth.New(buf)

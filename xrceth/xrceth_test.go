@@ -12,36 +12,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func unhex(t testing.TB, s string) []byte {
-	b, err := hex.DecodeString(s)
-	require.NoError(t, err)
-	return b
-}
-
 // Hand-computed XRCETHs (no XRC vector in ib-facts.md §3.4): distinct values in
 // every byte, so a wrong offset fails.
 func TestGolden(t *testing.T) {
-	cases := []struct {
-		hex  string
-		want xrceth.Fields
-	}{
-		{"a5123456", xrceth.Fields{Resv8: 0xA5, XRCSRQ: 0x123456}},
-		{"00000001", xrceth.Fields{XRCSRQ: 1}},
-		{"00ffffff", xrceth.Fields{XRCSRQ: 0xFFFFFF}},
+	cases := []hdrtest.Case[xrceth.Fields]{
+		{Hex: "a5123456", Want: xrceth.Fields{Resv8: 0xA5, XRCSRQ: 0x123456}},
+		{Hex: "00000001", Want: xrceth.Fields{XRCSRQ: 1}},
+		{Hex: "00ffffff", Want: xrceth.Fields{XRCSRQ: 0xFFFFFF}},
 	}
-	for _, c := range cases {
-		b := unhex(t, c.hex)
-		h, err := xrceth.New(b)
-		require.NoError(t, err)
-		assert.Equal(t, c.want, h.Fields(), c.hex)
-		out := make([]byte, xrceth.Len)
-		require.NoError(t, c.want.Encode(out))
-		assert.Equal(t, b, out)
-	}
+	hdr.Golden(t, cases)
 }
 
 func TestNewIsView(t *testing.T) {
-	b := unhex(t, "a5123456eeee")
+	b := hdrtest.Unhex(t, "a5123456eeee")
 	h, err := xrceth.New(b)
 	require.NoError(t, err)
 	assert.Len(t, h, xrceth.Len)
@@ -91,14 +74,14 @@ func TestEncodeRejectsWideFields(t *testing.T) {
 func TestString(t *testing.T) {
 	f := xrceth.Fields{XRCSRQ: 0x123456}
 	assert.Equal(t, "XRCETH resv8=0x00 xrcsrq=0x123456", f.String())
-	h, _ := xrceth.New(unhex(t, "a5000001"))
+	h, _ := xrceth.New(hdrtest.Unhex(t, "a5000001"))
 	assert.Equal(t, "XRCETH resv8=0xa5 xrcsrq=0x000001", h.String())
 }
 
 var sink xrceth.Fields
 
 func BenchmarkView(b *testing.B) {
-	buf := unhex(b, "a5123456")
+	buf := hdrtest.Unhex(b, "a5123456")
 	b.ReportAllocs()
 	var n uint32
 	for i := 0; i < b.N; i++ {
@@ -112,7 +95,7 @@ func BenchmarkView(b *testing.B) {
 }
 
 func BenchmarkDecode(b *testing.B) {
-	buf := unhex(b, "a5123456")
+	buf := hdrtest.Unhex(b, "a5123456")
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		h, _ := xrceth.New(buf)

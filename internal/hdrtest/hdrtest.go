@@ -6,7 +6,9 @@ package hdrtest
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/rocekit/rocekit"
@@ -93,6 +95,48 @@ func (h Header[V, F]) RoundTripBytes(t *testing.T) {
 			t.Fatalf("got %x want %x", out, b)
 		}
 	})
+}
+
+// Unhex decodes hex, ignoring spaces, and fails the test on bad input.
+func Unhex(t testing.TB, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
+	if err != nil {
+		t.Fatalf("Unhex(%q): %v", s, err)
+	}
+	return b
+}
+
+// Case is one golden vector: Hex starts with the header's bytes (anything
+// after its first Len bytes is ignored) and Want is what they decode to.
+type Case[F any] struct {
+	Hex  string
+	Want F
+}
+
+// Golden checks each vector both ways: New accepts the bytes, Decode gives
+// Want, and Encode of Want into a fresh Len-byte buffer gives the header's
+// bytes exactly.
+func (h Header[V, F]) Golden(t *testing.T, cases []Case[F]) {
+	t.Helper()
+	for _, c := range cases {
+		b := Unhex(t, c.Hex)
+		v, err := h.New(b)
+		if err != nil {
+			t.Fatalf("New(%s): %v", c.Hex, err)
+		}
+		if got := h.Decode(v); got != c.Want {
+			t.Errorf("%s: got %+v want %+v", c.Hex, got, c.Want)
+		}
+		out := make([]byte, h.Len)
+		if err := h.Encode(&c.Want, out); err != nil {
+			t.Errorf("%s: Encode(%+v): %v", c.Hex, c.Want, err)
+			continue
+		}
+		if !bytes.Equal(out, b[:h.Len]) {
+			t.Errorf("%s: Encode(%+v) gave %x", c.Hex, c.Want, out)
+		}
+	}
 }
 
 // All runs every check as a subtest.
