@@ -2,13 +2,10 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
 	"github.com/rocekit/rocekit/conform"
 )
@@ -62,7 +59,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "output format: text, or json (one object per finding, NDJSON, then a summary object)")
 	pmtu := fs.Int("pmtu", 0, "path MTU in bytes (256, 512, 1024, 2048 or 4096) to check against; 0: from CM, else learnt from full-size packets")
 	ports := fs.String("port", "", "extra UDP destination ports to decode as RoCEv2, comma-separated (4791 always is)")
-	files, err := chkArgs(fs, args)
+	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -77,7 +74,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rocekit check: --pmtu %d: want 256, 512, 1024, 2048 or 4096\n", *pmtu)
 		return 2
 	}
-	portList, err := chkPorts(*ports)
+	portList, err := parsePorts(*ports)
 	if err != nil {
 		fmt.Fprintf(stderr, "rocekit check: %v\n", err)
 		return 2
@@ -145,7 +142,7 @@ func chkSummaryJSON(b []byte, file string, s *conform.Summary, err error) []byte
 	if err != nil {
 		b = b[:len(b)-1]
 		b = append(b, `,"error":`...)
-		b = chkString(b, err.Error())
+		b = appendJSONString(b, err.Error())
 		b = append(b, '}')
 	}
 	return append(b, '\n')
@@ -165,44 +162,6 @@ func chkWithFile(b []byte, app func([]byte) []byte, file string) []byte {
 	i++ // past the closing quote
 	b = append(b[:start], obj[:i]...)
 	b = append(b, `,"file":`...)
-	b = chkString(b, file)
+	b = appendJSONString(b, file)
 	return append(b, obj[i:]...)
-}
-
-// chkString appends s as a JSON string.
-func chkString(b []byte, s string) []byte {
-	q, _ := json.Marshal(s)
-	return append(b, q...)
-}
-
-// chkArgs parses flags that may come after the file names.
-func chkArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return files, nil
-		}
-		files = append(files, args[0])
-		args = args[1:]
-	}
-}
-
-// chkPorts parses the --port list.
-func chkPorts(s string) ([]uint16, error) {
-	var ports []uint16
-	for _, x := range strings.Split(s, ",") {
-		if x = strings.TrimSpace(x); x == "" {
-			continue
-		}
-		v, err := strconv.ParseUint(x, 0, 16)
-		if err != nil {
-			return nil, fmt.Errorf("--port %q: want a UDP port number", x)
-		}
-		ports = append(ports, uint16(v))
-	}
-	return ports, nil
 }

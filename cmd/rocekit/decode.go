@@ -165,14 +165,22 @@ func (c *decodeConfig) parse(qp, ops, tr, frames, ports string) error {
 			}
 		}
 	}
-	for _, s := range splitList(ports) {
-		v, err := strconv.ParseUint(s, 0, 16)
+	var err error
+	c.ports, err = parsePorts(ports)
+	return err
+}
+
+// parsePorts parses a --port list of UDP port numbers.
+func parsePorts(s string) ([]uint16, error) {
+	var ports []uint16
+	for _, x := range splitList(s) {
+		v, err := strconv.ParseUint(x, 0, 16)
 		if err != nil {
-			return fmt.Errorf("--port %q: want a UDP port number", s)
+			return nil, fmt.Errorf("--port %q: want a UDP port number", x)
 		}
-		c.ports = append(c.ports, uint16(v))
+		ports = append(ports, uint16(v))
 	}
-	return nil
+	return ports, nil
 }
 
 var transportByName = map[string]opcode.Transport{
