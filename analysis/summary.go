@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"github.com/rocekit/rocekit/internal/jsonw"
 	"io"
 	"strconv"
 	"text/tabwriter"
@@ -425,7 +426,7 @@ func appendWarnings(b []byte, ws []WarningCount) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, string(c.Warning))
+		b = jsonw.AppendString(b, string(c.Warning))
 		b = append(b, ':')
 		b = strconv.AppendUint(b, c.Count, 10)
 	}
@@ -436,19 +437,19 @@ func (c *Connection) appendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
 	b = strconv.AppendInt(b, int64(c.ID), 10)
 	b = append(b, `,"encap":`...)
-	b = appendString(b, c.Encap.String())
+	b = jsonw.AppendString(b, c.Encap.String())
 	b = append(b, `,"paired_by":`...)
-	b = appendString(b, c.PairedBy)
+	b = jsonw.AppendString(b, c.PairedBy)
 	b = append(b, `,"pmtu":`...)
 	b = strconv.AppendInt(b, int64(c.PMTU), 10)
 	b = append(b, `,"pmtu_from":`...)
-	b = appendString(b, c.PMTUFrom)
+	b = jsonw.AppendString(b, c.PMTUFrom)
 	b = append(b, `,"cm":`...)
 	if m := c.CM; m != nil {
 		b = append(b, `{"service_id":`...)
 		b = strconv.AppendUint(b, m.ServiceID, 10)
 		b = append(b, `,"transport":`...)
-		b = appendString(b, m.Transport)
+		b = jsonw.AppendString(b, m.Transport)
 		b = append(b, `,"active":`...)
 		b = appendAddr(b, m.Active)
 		b = append(b, `,"passive":`...)
@@ -464,7 +465,7 @@ func (c *Connection) appendJSON(b []byte) []byte {
 			{"rtu_frame", uint64(m.RTUFrame)}, {"dreq_frame", uint64(m.DREQFrame)}, {"drep_frame", uint64(m.DREPFrame)},
 		} {
 			b = append(b, ',')
-			b = appendString(b, kv.k)
+			b = jsonw.AppendString(b, kv.k)
 			b = append(b, ':')
 			b = strconv.AppendUint(b, kv.v, 10)
 		}
@@ -495,7 +496,7 @@ func (d *Direction) appendJSON(b []byte) []byte {
 		b = append(b, "null"...)
 	}
 	b = append(b, `,"transport":`...)
-	b = appendString(b, d.Transport)
+	b = jsonw.AppendString(b, d.Transport)
 	b = append(b, `,"first_frame":`...)
 	b = strconv.AppendInt(b, int64(d.FirstFrame), 10)
 	b = append(b, `,"last_frame":`...)
@@ -515,7 +516,7 @@ func (d *Direction) appendJSON(b []byte) []byte {
 		b = append(b, `{"opcode":`...)
 		b = strconv.AppendUint(b, uint64(o.Opcode), 10)
 		b = append(b, `,"name":`...)
-		b = appendString(b, o.Opcode.String())
+		b = jsonw.AppendString(b, o.Opcode.String())
 		b = kv(b, "packets", o.Packets)
 		b = kv(b, "bytes", o.Bytes)
 		b = kv(b, "payload_bytes", o.Payload)
@@ -527,7 +528,7 @@ func (d *Direction) appendJSON(b []byte) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"kind":`...)
-		b = appendString(b, m.Kind)
+		b = jsonw.AppendString(b, m.Kind)
 		b = kv(b, "count", m.Count)
 		b = kv(b, "bytes", m.Bytes)
 		b = kv(b, "min", m.Min)
@@ -617,23 +618,5 @@ func appendTime(b []byte, t time.Time) []byte {
 	}
 	b = append(b, '"')
 	b = t.AppendFormat(b, time.RFC3339Nano)
-	return append(b, '"')
-}
-
-// appendString appends s as a JSON string.
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-		default:
-			b = append(b, c)
-		}
-	}
 	return append(b, '"')
 }

@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"github.com/rocekit/rocekit/internal/jsonw"
 	"strconv"
 )
 
@@ -142,35 +143,16 @@ func (f Finding) AppendJSON(b []byte) []byte {
 	b = append(b, `{"type":"finding","frame":`...)
 	b = strconv.AppendInt(b, int64(f.Frame), 10)
 	b = append(b, `,"rule":`...)
-	b = appendJSONString(b, f.Rule)
+	b = jsonw.AppendString(b, f.Rule)
 	b = append(b, `,"kind":`...)
-	b = appendJSONString(b, string(f.Kind))
+	b = jsonw.AppendString(b, string(f.Kind))
 	b = append(b, `,"message":`...)
-	b = appendJSONString(b, f.Message)
+	b = jsonw.AppendString(b, f.Message)
 	b = append(b, `,"expected":`...)
-	b = appendJSONString(b, f.Expected)
+	b = jsonw.AppendString(b, f.Expected)
 	b = append(b, `,"got":`...)
-	b = appendJSONString(b, f.Got)
+	b = jsonw.AppendString(b, f.Got)
 	b = append(b, `,"connection":`...)
 	b = strconv.AppendInt(b, int64(f.Conn), 10)
 	return append(b, '}')
-}
-
-// appendJSONString appends s as a JSON string. Strings here are ASCII plus
-// the section sign; anything below 0x20 is escaped.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c < 0x20:
-			b = append(b, `\u00`...)
-			b = append(b, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
 }

@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"github.com/rocekit/rocekit/internal/jsonw"
 	"sort"
 	"strconv"
 
@@ -288,7 +289,7 @@ func (s *Summary) AppendJSON(b []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, string(kc.Kind))
+		b = jsonw.AppendString(b, string(kc.Kind))
 		b = append(b, ':')
 		b = strconv.AppendInt(b, int64(kc.Count), 10)
 	}
@@ -301,18 +302,18 @@ func (s *Summary) AppendJSON(b []byte) []byte {
 		b = append(b, `{"connection":`...)
 		b = strconv.AppendInt(b, int64(cn.Number), 10)
 		b = append(b, `,"encap":`...)
-		b = appendJSONString(b, cn.Encap)
+		b = jsonw.AppendString(b, cn.Encap)
 		b = append(b, `,"a":`...)
-		b = appendJSONString(b, cn.A)
+		b = jsonw.AppendString(b, cn.A)
 		b = appendKV(b, "qp_a", int(cn.QPA))
 		b = append(b, `,"b":`...)
-		b = appendJSONString(b, cn.B)
+		b = jsonw.AppendString(b, cn.B)
 		b = appendKV(b, "qp_b", int(cn.QPB))
 		b = append(b, `,"paired_by":`...)
-		b = appendJSONString(b, cn.PairedBy)
+		b = jsonw.AppendString(b, cn.PairedBy)
 		b = appendKV(b, "pmtu", cn.PMTU)
 		b = append(b, `,"pmtu_from":`...)
-		b = appendJSONString(b, cn.PMTUFrom)
+		b = jsonw.AppendString(b, cn.PMTUFrom)
 		b = appendKV(b, "first_frame", cn.FirstFrame)
 		b = appendKV(b, "last_frame", cn.LastFrame)
 		b = appendKV(b, "packets", cn.Packets)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/rocekit/rocekit/internal/jsonw"
 	"io"
 	"net/netip"
 	"os"
@@ -11,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/pcap"
@@ -315,11 +315,11 @@ func (m *ManifestWriter) Begin(src *Source, opt *Options, o *Output, inFiles, ou
 	b = append(b, "{\n  \"rocekit_gen_manifest\": 1,\n"...)
 	if o != nil && o.Command != "" {
 		b = append(b, "  \"command\": "...)
-		b = appendJSONString(b, o.Command)
+		b = jsonw.AppendString(b, o.Command)
 		b = append(b, ",\n"...)
 	}
 	b = append(b, "  \"source\": "...)
-	b = appendJSONString(b, src.Name)
+	b = jsonw.AppendString(b, src.Name)
 	b = append(b, ",\n  \"seed\": "...)
 	b = strconv.AppendUint(b, opt.Seed, 10)
 	b = append(b, ",\n  \"faults_requested\": ["...)
@@ -327,18 +327,18 @@ func (m *ManifestWriter) Begin(src *Source, opt *Options, o *Output, inFiles, ou
 		if i > 0 {
 			b = append(b, ", "...)
 		}
-		b = appendJSONString(b, f.String())
+		b = jsonw.AppendString(b, f.String())
 	}
 	b = append(b, "],\n"...)
 	if o != nil {
 		b = append(b, "  \"format\": {\"stream\": "...)
-		b = appendJSONString(b, o.Format)
+		b = jsonw.AppendString(b, o.Format)
 		switch o.Format {
 		case "axis", "memh", "axismem":
 			b = append(b, ", \"width\": "...)
 			b = strconv.AppendInt(b, int64(o.Width), 10)
 			b = append(b, ", \"byte_order\": "...)
-			b = appendJSONString(b, o.Order.String())
+			b = jsonw.AppendString(b, o.Order.String())
 		}
 		b = append(b, "},\n  \"files\": {\"in\": "...)
 		b = appendStrings(b, inFiles)
@@ -401,7 +401,7 @@ func (m *ManifestWriter) Frame(f *Frame) error {
 	}
 	switch {
 	case f.purpose != "":
-		b = appendJSONString(b, f.purpose)
+		b = jsonw.AppendString(b, f.purpose)
 	case f.inf != nil:
 		b = append(b, '"')
 		b = f.inf.appendPurpose(b, f.Source)
@@ -422,7 +422,7 @@ func (m *ManifestWriter) Frame(f *Frame) error {
 	b = append(b, '"')
 	if f.Reason != "" {
 		b = append(b, ",\"reason\":"...)
-		b = appendJSONString(b, f.Reason)
+		b = jsonw.AppendString(b, f.Reason)
 	}
 	b = append(b, ",\"responses\":["...)
 	for i := 0; i < f.NumOut; i++ {
@@ -498,7 +498,7 @@ func appendStrings(b []byte, ss []string) []byte {
 		if i > 0 {
 			b = append(b, ", "...)
 		}
-		b = appendJSONString(b, s)
+		b = jsonw.AppendString(b, s)
 	}
 	return append(b, ']')
 }
@@ -561,7 +561,7 @@ func appendFault(b []byte, f *Fault) []byte {
 	b = append(b, ",\"ipv4_checksum_recomputed\":"...)
 	b = strconv.AppendBool(b, f.IPChecksum)
 	b = append(b, ",\"detail\":"...)
-	b = appendJSONString(b, f.Detail)
+	b = jsonw.AppendString(b, f.Detail)
 	return append(b, '}')
 }
 
@@ -699,33 +699,4 @@ func appendDUT(b []byte, d *DUT) []byte {
 		b = append(b, "\n    "...)
 	}
 	return append(b, "]\n  }"...)
-}
-
-// appendJSONString writes s as a JSON string: quotes, backslashes and
-// control characters escaped, invalid UTF-8 replaced.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c < 0x20:
-				b = append(b, '\\', 'u', '0', '0', "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b = append(b, "\\ufffd"...)
-		} else {
-			b = append(b, s[i:i+n]...)
-		}
-		i += n
-	}
-	return append(b, '"')
 }

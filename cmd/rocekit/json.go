@@ -1,9 +1,9 @@
 package main
 
 import (
+	"github.com/rocekit/rocekit/internal/jsonw"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/rocekit/rocekit/aeth"
 	"github.com/rocekit/rocekit/packet"
@@ -33,40 +33,6 @@ func appendRFC3339Nano(b []byte, t time.Time) []byte {
 	}
 	b = append(b, d[:]...)
 	return append(b, 'Z')
-}
-
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			b = append(b, c)
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b = append(b, `\ufffd`...)
-		} else {
-			b = append(b, s[i:i+n]...)
-		}
-		i += n
-	}
-	return append(b, '"')
 }
 
 // The frame objects below are written with keys rendered ahead of time
@@ -328,3 +294,6 @@ func appendTransportJSON(b []byte, t *packet.Packet) []byte {
 	}
 	return b
 }
+
+// appendJSONString appends s as a JSON string.
+func appendJSONString(b []byte, s string) []byte { return jsonw.AppendString(b, s) }
