@@ -86,6 +86,7 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 	out := bufio.NewWriterSize(stdout, 1<<16)
 	defer out.Flush()
 	d := newPipeline(&cfg, out)
+	defer d.close()
 	status := 0
 	for _, name := range files {
 		if err := d.file(name, len(files) > 1); err != nil {
@@ -197,17 +198,13 @@ func splitList(s string) []string {
 	return r
 }
 
-// frameInfo is everything decode knows about one frame. One is reused for
-// every frame.
+// frameInfo is what the formatters and the tracker see of one frame: its
+// slot in a batch, the file label and its warnings. A worker reuses one.
 type frameInfo struct {
-	rec      *pcap.Record
+	*slot
 	file     string
-	f        packet.Frame
-	linkErr  error // link layer could not be stripped
-	err      error // frame decode error
-	icrc     crcResult
-	vcrc     crcResult
 	warnings []string
+	clock    clockCache
 }
 
 type crcResult struct {
@@ -216,51 +213,52 @@ type crcResult struct {
 	want, got uint32
 }
 
-// decodeFrame decodes fi.rec into fi.f and checks its ICRC and VCRC.
-func decodeFrame(fi *frameInfo, ports []uint16) {
-	fi.linkErr, fi.err = nil, nil
-	fi.icrc, fi.vcrc = crcResult{}, crcResult{}
-	p, err := fi.rec.Network()
+// decodeFrame decodes s.rec into s.f.
+func decodeFrame(s *slot, ports []uint16) {
+	s.linkErr, s.err = nil, nil
+	s.icrc, s.vcrc = crcResult{}, crcResult{}
+	s.f.Ports = ports
+	p, err := s.rec.Network()
 	if err != nil {
-		fi.linkErr = err
-		fi.f = packet.Frame{Ports: ports}
+		s.linkErr = err
+		s.f = packet.Frame{Ports: ports}
 		return
 	}
 	switch p.Layer {
 	case pcap.LayerEthernet:
-		fi.err = fi.f.DecodeEthernet(p.Data)
+		s.err = s.f.DecodeEthernet(p.Data)
 	case pcap.LayerIPv4, pcap.LayerIPv6:
-		fi.err = fi.f.DecodeIP(p.Data)
+		s.err = s.f.DecodeIP(p.Data)
 	case pcap.LayerEtherType:
-		fi.err = fi.f.DecodeEtherType(p.EtherType, p.Data)
+		s.err = s.f.DecodeEtherType(p.EtherType, p.Data)
 	case pcap.LayerInfiniBand:
-		fi.err = fi.f.DecodeIB(p.Data)
+		s.err = s.f.DecodeIB(p.Data)
 	}
 }
 
 // checkFrame fills in the ICRC and VCRC results of a decoded frame.
-func checkFrame(fi *frameInfo) {
-	f := &fi.f
+func checkFrame(s *slot) {
+	f := &s.f
 	if f.Network() != nil && f.Transport.ICRC != nil {
 		if ok, want, got, err := f.CheckICRC(); err == nil {
-			fi.icrc = crcResult{true, ok, want, got}
+			s.icrc = crcResult{true, ok, want, got}
 		}
 	}
 	if f.VCRC != nil {
 		if ok, want, got, err := f.CheckVCRC(); err == nil {
-			fi.vcrc = crcResult{true, ok, uint32(want), uint32(got)}
+			s.vcrc = crcResult{true, ok, uint32(want), uint32(got)}
 		}
 	}
 }
 
-func (c *decodeConfig) selected(fi *frameInfo) bool {
-	if fi.rec.Index < c.first || (c.last > 0 && fi.rec.Index > c.last) {
+func (c *decodeConfig) selected(s *slot) bool {
+	if s.rec.Index < c.first || (c.last > 0 && s.rec.Index > c.last) {
 		return false
 	}
 	if c.qps == nil && c.opcodes == nil && c.trans == nil {
 		return true
 	}
-	t := &fi.f.Transport
+	t := &s.f.Transport
 	if t.BTH == nil {
 		return false
 	}

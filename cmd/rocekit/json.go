@@ -9,22 +9,22 @@ import (
 	"github.com/rocekit/rocekit/packet"
 )
 
-// secondCache remembers the formatted date and time of the last whole
+// clockCache remembers the formatted date and time of the last whole
 // second seen: captures are in time order, so formatting a timestamp is
-// mostly appending nine digits of nanoseconds.
-var secondCache struct {
+// mostly appending nine digits of nanoseconds. Each formatter has its own.
+type clockCache struct {
 	sec    int64
 	prefix []byte // "2006-01-02T15:04:05."
 }
 
 // appendRFC3339Nano appends t in UTC as 2006-01-02T15:04:05.000000000Z.
-func appendRFC3339Nano(b []byte, t time.Time) []byte {
+func (c *clockCache) appendRFC3339Nano(b []byte, t time.Time) []byte {
 	sec := t.Unix()
-	if secondCache.prefix == nil || sec != secondCache.sec {
-		secondCache.sec = sec
-		secondCache.prefix = t.UTC().AppendFormat(secondCache.prefix[:0], "2006-01-02T15:04:05.")
+	if c.prefix == nil || sec != c.sec {
+		c.sec = sec
+		c.prefix = t.UTC().AppendFormat(c.prefix[:0], "2006-01-02T15:04:05.")
 	}
-	b = append(b, secondCache.prefix...)
+	b = append(b, c.prefix...)
 	ns := t.Nanosecond()
 	var d [9]byte
 	for i := 8; i >= 0; i-- {
@@ -93,7 +93,7 @@ func appendJSON(b []byte, fi *frameInfo) []byte {
 	b = u(b, `"frame":`, uint64(fi.rec.Index))
 	if !fi.rec.Time.IsZero() {
 		b = append(b, `,"time":"`...)
-		b = appendRFC3339Nano(b, fi.rec.Time)
+		b = fi.clock.appendRFC3339Nano(b, fi.rec.Time)
 		b = append(b, '"')
 	}
 	b = u(b, `,"len":`, uint64(fi.rec.OrigLen))
