@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rocekit/rocekit/aeth"
+	"github.com/rocekit/rocekit/icrc"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/rc"
@@ -65,7 +66,10 @@ func (n *nic) transmit(now sim.Time, e *qpEnd) {
 	s := n.s
 	ff := &e.ff
 	t := &ff.Transport
-	fr := s.net.AllocFrame(ff.Len())
+	size := ff.Len()
+	// The payload starts on a cache line, so that copying it in (from the
+	// requester's buffer) and out (into the responder's region) is aligned.
+	fr := s.net.AllocFrameAligned(size, size-icrc.Len-int(t.BTH.PadCnt&3)-len(t.Payload))
 	k, err := ff.EncodeWith(fr.Data, &s.calc)
 	if err != nil {
 		panic(fmt.Sprintf("roce: building %v: %v", t.BTH.Opcode, err))

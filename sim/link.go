@@ -348,9 +348,7 @@ func (l *Link) transmitted(now Time, dir Direction, f *Frame) {
 	}
 	var g *Frame
 	if dup {
-		g = l.net.alloc(len(f.Data))
-		copy(g.Data, f.Data)
-		g.dst = f.dst
+		g = l.net.allocLike(f)
 		d.c.Duplicated++
 	}
 	if corrupt {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -192,6 +193,39 @@ func TestSendFrameZeroCopy(t *testing.T) {
 	require.Len(t, p.sb.got, 1)
 	assert.Equal(t, []byte("rocekit!"), p.sb.got[0].frame)
 	assert.Zero(t, p.net.PoolStats().InUse)
+}
+
+// AllocFrameAligned puts Data[at] on a cache line, and the frame keeps
+// that alignment on the wire, through a switch and in its duplicates.
+func TestAllocFrameAligned(t *testing.T) {
+	eng := sim.NewEngine(0)
+	net := sim.NewNetwork(eng, 1)
+	var mis []uintptr
+	var sizes []int
+	a := net.NewHost("a", nil)
+	b := net.NewHost("b", sim.EndpointFunc(func(now sim.Time, frame []byte) {
+		sizes = append(sizes, len(frame))
+		at := binary.BigEndian.Uint16(frame) // where the sender aligned it
+		mis = append(mis, uintptr(unsafe.Pointer(&frame[at]))&63)
+	}))
+	sw := net.NewSwitch("sw", 2, sim.PortConfig{})
+	la := net.Connect(a.Port(), sw.Port(0), sim.LinkConfig{Bandwidth: 100e9, Delay: 10})
+	net.Connect(b.Port(), sw.Port(1), sim.LinkConfig{Bandwidth: 100e9, Delay: 10})
+	sw.SetRoute(1, 1)
+	la.SetFaults(sim.AtoB, sim.Faults{Duplicate: 1})
+	for _, c := range []struct{ size, at int }{{100, 70}, {4166, 54}, {64, 0}, {5000, 5000 - 1}, {9000, 4097}} {
+		f := net.AllocFrameAligned(c.size, c.at)
+		require.Len(t, f.Data, c.size)
+		assert.Zero(t, uintptr(unsafe.Pointer(&f.Data[c.at]))&63, "size %d at %d", c.size, c.at)
+		binary.BigEndian.PutUint16(f.Data, uint16(c.at))
+		require.True(t, a.SendFrame(1, f))
+	}
+	eng.Run(sim.MaxTime)
+	assert.Equal(t, []int{100, 100, 4166, 4166, 64, 64, 5000, 5000, 9000, 9000}, sizes)
+	assert.Equal(t, make([]uintptr, 10), mis)
+	assert.Zero(t, net.PoolStats().InUse)
+	assert.Panics(t, func() { net.AllocFrameAligned(10, 11) })
+	assert.Panics(t, func() { net.AllocFrameAligned(10, -1) })
 }
 
 func TestUnconnectedAndConfigErrors(t *testing.T) {
