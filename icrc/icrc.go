@@ -46,8 +46,10 @@ func Put(b []byte, v uint32) { binary.LittleEndian.PutUint32(b, v) }
 // Get reads an ICRC from b[0:4] in wire order.
 func Get(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
 
-// The masked head of the packet is never written anywhere: it is read eight
-// bytes at a time, ORed in a register with a read-only mask that has 0xFF
+// Where the CPU has AVX-512 carry-less multiply (fold.go), the whole packet
+// goes through a vector kernel that masks in registers. Elsewhere the masked
+// head of the packet is never written anywhere: it is read eight bytes at a
+// time, ORed in a register with a read-only mask that has 0xFF
 // (or 0xF0 for the LRH VL nibble) where the field is masked, and fed to a
 // slicing-by-8 CRC. The rest of the packet goes to hash/crc32 in place, cut so
 // that it is a whole number of 16-byte blocks (its vector path takes those
@@ -75,6 +77,9 @@ func IPv4(b []byte) (uint32, error) {
 	if len(b) < len(m) {
 		return 0, rocekit.Truncated("icrc", len(m), len(b))
 	}
+	if haveFold {
+		return vector(b, ipv4Shapes[ihl]), nil
+	}
 	return finish(seed, b, m), nil
 }
 
@@ -85,6 +90,9 @@ func IPv6(b []byte) (uint32, error) {
 	if len(b) < len(ipv6Mask) {
 		return 0, rocekit.Truncated("icrc", len(ipv6Mask), len(b))
 	}
+	if haveFold {
+		return vector(b, ipv6Shape), nil
+	}
 	return finish(seed, b, ipv6Mask[:]), nil
 }
 
@@ -93,6 +101,9 @@ func IPv6(b []byte) (uint32, error) {
 func GRH(b []byte) (uint32, error) {
 	if len(b) < len(grhMask) {
 		return 0, rocekit.Truncated("icrc", len(grhMask), len(b))
+	}
+	if haveFold {
+		return vector(b, grhShape), nil
 	}
 	return finish(seed, b, grhMask[:]), nil
 }
@@ -112,6 +123,9 @@ func LRH(b []byte) (uint32, error) {
 	case 2:
 		if len(b) < len(lrhMask) {
 			return 0, rocekit.Truncated("icrc", len(lrhMask), len(b))
+		}
+		if haveFold {
+			return vector(b, lrhShape), nil
 		}
 		return finish(0, b, lrhMask[:]), nil
 	default:
@@ -159,6 +173,24 @@ func init() {
 	grhMask[grhLen+4] = 0xFF
 	lrhMask[0] = 0xF0 // VL
 	lrhMask[lrhLen+4] = 0xFF
+	for ihl := 5; ihl < 16; ihl++ {
+		ipv4Shapes[ihl] = newShape(ipv4Masks[ihl], ^uint32(seed))
+	}
+	ipv6Shape = newShape(ipv6Mask[:], ^uint32(seed))
+	grhShape = newShape(grhMask[:], ^uint32(seed))
+	lrhShape = newShape(lrhMask[:], ^uint32(0))
+}
+
+// The same masks, with the starting CRC state, for the vector kernel.
+var (
+	ipv4Shapes                    [16]*shape
+	ipv6Shape, grhShape, lrhShape *shape
+)
+
+// vector returns the ICRC (hash/crc32 form) of b with shape s applied,
+// computed by the vector kernel.
+func vector(b []byte, s *shape) uint32 {
+	return ^finish64(fold512(b, s))
 }
 
 // maskGRH marks traffic class, flow label and hop limit of an IPv6 header or
@@ -204,31 +236,6 @@ func finish(crc uint32, b, mask []byte) uint32 {
 		crc = crc32.Update(crc, crc32.IEEETable, b[h:])
 	}
 	return crc
-}
-
-// slicing8 holds the reflected IEEE CRC-32 table and its seven shifts, for
-// eight bytes per step.
-var slicing8 [8][256]uint32
-
-func init() {
-	for i := 0; i < 256; i++ {
-		c := uint32(i)
-		for k := 0; k < 8; k++ {
-			if c&1 != 0 {
-				c = c>>1 ^ 0xEDB88320
-			} else {
-				c >>= 1
-			}
-		}
-		slicing8[0][i] = c
-	}
-	for i := 0; i < 256; i++ {
-		c := slicing8[0][i]
-		for t := 1; t < 8; t++ {
-			c = slicing8[0][c&0xFF] ^ c>>8
-			slicing8[t][i] = c
-		}
-	}
 }
 
 // VCRC returns the variant CRC of a native InfiniBand packet: CRC-16 with

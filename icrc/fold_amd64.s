@@ -1,0 +1,175 @@
+#include "textflag.h"
+
+// func cpuid(eax, ecx uint32) (a, b, c, d uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL eax+0(FP), AX
+	MOVL ecx+4(FP), CX
+	CPUID
+	MOVL AX, a+8(FP)
+	MOVL BX, b+12(FP)
+	MOVL CX, c+16(FP)
+	MOVL DX, d+20(FP)
+	RET
+
+// func xgetbv() (lo, hi uint32)
+TEXT ·xgetbv(SB), NOSPLIT, $0-8
+	MOVL $0, CX
+	XGETBV
+	MOVL AX, lo+0(FP)
+	MOVL DX, hi+4(FP)
+	RET
+
+// FOLD(K, A, T, NEXT): A = A moved forward by K's distance, XOR NEXT.
+#define FOLD(K, A, T, NEXT) \
+	VPCLMULQDQ $0x00, K, A, T \
+	VPCLMULQDQ $0x11, K, A, A \
+	VPTERNLOGQ $0x96, NEXT, T, A
+
+// func fold512(b []byte, s *shape) (lo, hi uint64)
+//
+// Registers: SI b, BX len(b) then chunk counts, CX k (b's offset in its
+// 64-byte line), DX t (trailing pad), DI the next 64-byte chunk of the
+// virtual message (b - k to start with, always 64-byte aligned), R8 and R9
+// the shape's or and xor tables at chunk 0, R10 foldK, K1 and K3 the lanes
+// of the first and last chunk that hold packet bytes.
+TEXT ·fold512(SB), NOSPLIT, $0-40
+	MOVQ b_base+0(FP), SI
+	MOVQ b_len+8(FP), BX
+	MOVQ s+24(FP), R8
+	LEAQ ·foldK(SB), R10
+
+	MOVQ SI, CX
+	ANDQ $63, CX             // k
+	MOVQ SI, DI
+	SUBQ CX, DI
+	ADDQ CX, BX              // k + len
+	MOVQ BX, DX
+	NEGQ DX
+	ANDQ $63, DX             // t
+	ADDQ $63, BX
+	SHRQ $6, BX              // chunks
+	MOVQ $-1, AX
+	SHLQ CX, AX              // lanes k..63
+	MOVQ $-1, R11
+	XCHGQ CX, DX
+	SHRQ CX, R11             // lanes 0..63-t
+	XCHGQ CX, DX
+	KMOVQ R11, K3
+	CMPQ BX, $1
+	JNE  first
+	ANDQ R11, AX
+first:
+	KMOVQ AX, K1
+	MOVQ $64, AX
+	SUBQ CX, AX
+	ADDQ AX, R8              // or table at chunk 0
+	LEAQ 256(R8), R9         // xor table at chunk 0
+
+	// (data | or) ^ xor is ternary-logic function 0x56. The mask covers at
+	// most 73 bytes of b, so it can reach chunk 2, never chunk 3.
+	VMOVDQU8.Z (DI), K1, Z0
+	VMOVDQU64 (R8), Z16
+	VPTERNLOGQ $0x56, (R9), Z16, Z0
+	VMOVDQU64 192(R10), Z23  // fold by 64 bytes
+	CMPQ BX, $4
+	JBE  small
+
+	// Four accumulators, 256 bytes a step, over every chunk but the last.
+	VMOVDQU64 64(DI), Z1
+	VMOVDQU64 64(R8), Z16
+	VPTERNLOGQ $0x56, 64(R9), Z16, Z1
+	VMOVDQU64 128(DI), Z2
+	VMOVDQU64 128(R8), Z16
+	VPTERNLOGQ $0x56, 128(R9), Z16, Z2
+	VMOVDQU64 192(DI), Z3
+	ADDQ $256, DI
+	SUBQ $5, BX              // full chunks left before the last
+	VMOVDQU64 (R10), Z20     // fold by 256 bytes
+
+loop4:
+	CMPQ BX, $4
+	JB   join4
+	FOLD(Z20, Z0, Z4, (DI))
+	FOLD(Z20, Z1, Z5, 64(DI))
+	FOLD(Z20, Z2, Z6, 128(DI))
+	FOLD(Z20, Z3, Z7, 192(DI))
+	ADDQ $256, DI
+	SUBQ $4, BX
+	JMP  loop4
+
+join4:
+	VMOVDQU64 64(R10), Z21   // 192 bytes
+	VMOVDQU64 128(R10), Z22  // 128 bytes
+	FOLD(Z21, Z0, Z4, Z3)
+	FOLD(Z22, Z1, Z5, Z0)
+	FOLD(Z23, Z2, Z6, Z1)
+	VMOVDQA64 Z2, Z0
+
+tail:
+	TESTQ BX, BX
+	JZ    last
+	FOLD(Z23, Z0, Z4, (DI))
+	ADDQ $64, DI
+	DECQ BX
+	JMP  tail
+
+last:
+	VMOVDQU8.Z (DI), K3, Z1
+	FOLD(Z23, Z0, Z4, Z1)
+	JMP  reduce
+
+small:
+	// One to four chunks; chunks 1 and 2 may still be masked, and the last
+	// is read only as far as b goes.
+	CMPQ BX, $1
+	JE   reduce
+	CMPQ BX, $2
+	JNE  small3
+	VMOVDQU8.Z 64(DI), K3, Z1
+	VMOVDQU64 64(R8), Z16
+	VPTERNLOGQ $0x56, 64(R9), Z16, Z1
+	FOLD(Z23, Z0, Z4, Z1)
+	JMP  reduce
+
+small3:
+	VMOVDQU64 64(DI), Z1
+	VMOVDQU64 64(R8), Z16
+	VPTERNLOGQ $0x56, 64(R9), Z16, Z1
+	FOLD(Z23, Z0, Z4, Z1)
+	CMPQ BX, $3
+	JNE  small4
+	VMOVDQU8.Z 128(DI), K3, Z1
+	VMOVDQU64 128(R8), Z16
+	VPTERNLOGQ $0x56, 128(R9), Z16, Z1
+	FOLD(Z23, Z0, Z4, Z1)
+	JMP  reduce
+
+small4:
+	VMOVDQU64 128(DI), Z1
+	VMOVDQU64 128(R8), Z16
+	VPTERNLOGQ $0x56, 128(R9), Z16, Z1
+	FOLD(Z23, Z0, Z4, Z1)
+	VMOVDQU8.Z 192(DI), K3, Z1
+	FOLD(Z23, Z0, Z4, Z1)
+
+reduce:
+	// Lanes moved onto the last 16 bytes, the trailing pad divided out and
+	// x^32 multiplied in (reduceK[t]), then XORed together: below degree 96.
+	LEAQ ·reduceK(SB), R11
+	SHLQ $6, DX
+	VMOVDQU64 (R11)(DX*1), Z21
+	VPCLMULQDQ $0x00, Z21, Z0, Z4
+	VPCLMULQDQ $0x11, Z21, Z0, Z5
+	VPXORQ Z4, Z5, Z6
+	VEXTRACTI64X4 $1, Z6, Y7
+	VPXOR Y7, Y6, Y6
+	VEXTRACTI128 $1, Y6, X7
+	VPXOR X7, X6, X6
+	// The top 32 coefficients (bits 32-63) folded down by 64: the high
+	// quadword then holds the rest, below degree 64.
+	VMOVQ ·top32K(SB), X7
+	VPCLMULQDQ $0x00, X7, X6, X7
+	VPXOR X7, X6, X6
+	VPEXTRQ $1, X6, v+32(FP)
+	VZEROUPPER
+	RET

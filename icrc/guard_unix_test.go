@@ -1,0 +1,34 @@
+//go:build unix
+
+package icrc_test
+
+import (
+	"syscall"
+	"testing"
+
+	"github.com/rocekit/rocekit/icrc"
+	"github.com/stretchr/testify/require"
+)
+
+// Packets that start at a page's first byte or end at its last, with no
+// access to the pages either side: the vector kernel's masked loads must not
+// touch them (a fault would kill the test).
+func TestNoReadOutsidePacket(t *testing.T) {
+	ps := syscall.Getpagesize()
+	mem, err := syscall.Mmap(-1, 0, 3*ps, syscall.PROT_NONE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	require.NoError(t, err)
+	defer syscall.Munmap(mem)
+	page := mem[ps : 2*ps]
+	require.NoError(t, syscall.Mprotect(page, syscall.PROT_READ|syscall.PROT_WRITE))
+	for i := range page {
+		page[i] = byte(i * 7)
+	}
+	for n := 60; n <= 600; n++ {
+		for _, b := range [][]byte{page[:n], page[ps-n:]} {
+			g, v := icrc.BothPaths("ipv6", b)
+			if icrc.HaveFold {
+				require.Equal(t, g, v, "len %d", n)
+			}
+		}
+	}
+}
