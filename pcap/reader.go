@@ -70,6 +70,7 @@ const bufSize = 1 << 20
 // one buffer grown to the largest record, one Record reused.
 type Reader struct {
 	src    source
+	mem    *memSource   // src, when it is a memory-mapped classic pcap file
 	unmap  func() error // releases a memory-mapped file; nil otherwise
 	gz     *gzip.Reader
 	file   *os.File // closed by Close; nil for standard input and NewReader
@@ -110,6 +111,9 @@ func Open(path string) (*Reader, error) {
 			return nil, err
 		}
 		r.file, r.unmap = f, unmap
+		if m, ok := r.src.(*memSource); ok && r.format == FormatPcap {
+			r.mem = m
+		}
 		return r, nil
 	}
 	r, err := NewReader(f)
@@ -164,12 +168,18 @@ func (m *memSource) Discard(n int) (int, error) {
 		m.pos = len(m.b)
 		return rest, io.EOF
 	}
+	m.advance(n)
+	return n, nil
+}
+
+// advance moves the read position n bytes on (n bytes must remain),
+// releasing pages far enough behind.
+func (m *memSource) advance(n int) {
 	m.pos += n
 	if m.pos-m.released >= 2*releaseLag {
 		m.released = m.pos - releaseLag
 		releaseBehind(m.b, m.released)
 	}
-	return n, nil
 }
 
 func (m *memSource) Size() int { return len(m.b) }
@@ -368,7 +378,43 @@ func (r *Reader) skip(n int64) (int64, error) {
 	return done, nil
 }
 
+// nextMapped reads a classic pcap record of a memory-mapped file in place:
+// the common case of nextPcap without the source's interface. It reports
+// false, having consumed nothing, for anything unusual (the end of the
+// file, a damaged record), which nextPcap then handles.
+func (r *Reader) nextMapped() bool {
+	m := r.mem
+	b := m.b[m.pos:]
+	if len(b) < 16 {
+		return false
+	}
+	var sec, frac, caplen, orig uint32
+	if r.order == binary.ByteOrder(binary.LittleEndian) {
+		sec, frac = binary.LittleEndian.Uint32(b[0:4]), binary.LittleEndian.Uint32(b[4:8])
+		caplen, orig = binary.LittleEndian.Uint32(b[8:12]), binary.LittleEndian.Uint32(b[12:16])
+	} else {
+		sec, frac = binary.BigEndian.Uint32(b[0:4]), binary.BigEndian.Uint32(b[4:8])
+		caplen, orig = binary.BigEndian.Uint32(b[8:12]), binary.BigEndian.Uint32(b[12:16])
+	}
+	n := 16 + int(caplen)
+	if caplen > MaxRecordLen || (r.snaplen != 0 && caplen > r.snaplen) || n > len(b) {
+		return false
+	}
+	off := r.off
+	m.advance(n)
+	r.off += int64(n)
+	nsec := int64(frac)
+	if !r.nano {
+		nsec *= 1000
+	}
+	r.setRecord(off, true, int64(sec), nsec, b[16:n:n], orig, r.link, 0)
+	return true
+}
+
 func (r *Reader) nextPcap() error {
+	if r.mem != nil && r.nextMapped() {
+		return nil
+	}
 	off := r.off
 	// Fast path: the record header and data are already buffered (or fit the
 	// buffer): hand out a view into the bufio buffer, valid until the next

@@ -205,6 +205,7 @@ type frameInfo struct {
 	file     string
 	warnings []string
 	clock    clockCache
+	jc       *jsonCache // nil: render every field afresh
 }
 
 type crcResult struct {

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/rocekit/rocekit/internal/oracle"
+	"github.com/rocekit/rocekit/opcode"
+	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/pcap"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -301,4 +304,44 @@ func TestDecodeSameOutputForEveryContainer(t *testing.T) {
 	code, got, _ := runCLI(t, "decode", "--format", "json", "--port", "69", base)
 	require.Equal(t, 0, code)
 	assert.Equal(t, want, got, "read as a stream")
+}
+
+// The JSON caches (lower layers and BTH rendered once per flow) give the same
+// bytes as rendering every field afresh, whatever the header bytes: frames
+// of several opcodes with random header bytes changed, few values per byte
+// so that entries are both reused and evicted.
+func TestJSONCacheSameAsFresh(t *testing.T) {
+	var bases [][]byte
+	for _, op := range []opcode.Opcode{opcode.RCRDMAWriteFirst, opcode.RCSendOnly, opcode.RCAcknowledge, opcode.UDSendOnly, opcode.RCRDMAReadRequest} {
+		ff := packet.DefaultFrame(packet.RoCEv2IPv4)
+		ff.Transport.BTH.Opcode = op
+		ff.Transport.BTH.PSN = 0x123456
+		ff.Transport.Payload = []byte("payload")
+		ff.Transport.SetPad()
+		buf := make([]byte, ff.Len())
+		n, err := ff.Encode(buf)
+		require.NoError(t, err)
+		bases = append(bases, buf[:n])
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	jc := new(jsonCache)
+	var s slot
+	hits := 0
+	for i := 0; i < 20000; i++ {
+		fr := append([]byte(nil), bases[rng.IntN(len(bases))]...)
+		for k := rng.IntN(4); k > 0; k-- {
+			// Ethernet, IPv4, UDP and BTH bytes (14+20+8+12).
+			fr[rng.IntN(54)] ^= byte(1 << rng.IntN(8) & 0x83)
+		}
+		s.rec = pcap.Record{Index: i + 1, Time: time.Unix(1700000000, int64(i)), CapLen: len(fr), OrigLen: len(fr), LinkType: pcap.LinkTypeEthernet, Data: fr}
+		decodeFrame(&s, nil)
+		checkFrame(&s)
+		fresh := appendJSON(nil, &frameInfo{slot: &s})
+		cached := appendJSON(nil, &frameInfo{slot: &s, jc: jc})
+		require.Equal(t, string(fresh), string(cached), "frame % x", fr)
+		if s.f.IPv4 != nil && s.f.UDP != nil && s.f.Transport.BTH != nil {
+			hits++
+		}
+	}
+	assert.Greater(t, hits, 10000, "frames that took the cached path")
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
-	"github.com/rocekit/rocekit/internal/jsonw"
+	"encoding/binary"
 	"strconv"
 	"time"
 
 	"github.com/rocekit/rocekit/aeth"
+	"github.com/rocekit/rocekit/bth"
+	"github.com/rocekit/rocekit/internal/jsonw"
 	"github.com/rocekit/rocekit/packet"
 )
 
@@ -40,7 +42,10 @@ func (c *clockCache) appendRFC3339Nano(b []byte, t time.Time) []byte {
 // fixed, so no per-key bookkeeping is needed.
 
 func u(b []byte, key string, v uint64) []byte {
-	b = append(b, key...)
+	return appendUint(append(b, key...), v)
+}
+
+func appendUint(b []byte, v uint64) []byte {
 	if v < uint64(len(smallDecimal)) {
 		return append(b, smallDecimal[v]...)
 	}
@@ -100,6 +105,53 @@ func appendJSON(b []byte, fi *frameInfo) []byte {
 	if fi.rec.CapLen != fi.rec.OrigLen {
 		b = u(b, `,"caplen":`, uint64(fi.rec.CapLen))
 	}
+	t := &f.Transport
+	if fi.jc != nil && f.Eth != nil && f.NVLAN == 0 && len(f.IPv4) == packet.IPv4Len && f.UDP != nil {
+		b = fi.jc.appendEthIPv4UDP(b, f)
+	} else {
+		b = appendLowerJSON(b, f)
+	}
+	if t.BTH != nil && fi.jc != nil {
+		b = fi.jc.appendBTH(b, t.BTH)
+		b = appendExtJSON(b, t)
+	} else {
+		b = appendTransportJSON(b, t)
+	}
+	if fi.icrc.checked {
+		b = u(b, `,"icrc":{"value":`, uint64(icrcWire(fi.icrc.got)))
+		b = bl(b, `,"valid":`, fi.icrc.ok)
+		if !fi.icrc.ok {
+			b = u(b, `,"expected":`, uint64(icrcWire(fi.icrc.want)))
+		}
+		b = append(b, '}')
+	}
+	if fi.vcrc.checked {
+		b = u(b, `,"vcrc":{"value":`, uint64(vcrcWire(fi.vcrc.got)))
+		b = bl(b, `,"valid":`, fi.vcrc.ok)
+		if !fi.vcrc.ok {
+			b = u(b, `,"expected":`, uint64(vcrcWire(fi.vcrc.want)))
+		}
+		b = append(b, '}')
+	}
+	b = append(b, `,"warnings":[`...)
+	for i, w := range fi.warnings {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, w)
+	}
+	b = append(b, ']')
+	if fi.err != nil {
+		b = qs(b, `,"error":`, fi.err.Error())
+	} else if fi.linkErr != nil {
+		b = qs(b, `,"error":`, fi.linkErr.Error())
+	}
+	return append(b, '}', '\n')
+}
+
+// appendLowerJSON appends the objects of the headers below the transport
+// packet.
+func appendLowerJSON(b []byte, f *packet.Frame) []byte {
 	if f.Eth != nil {
 		b = append(b, `,"eth":{"dst":"`...)
 		b = appendMAC(b, f.Eth[0:6])
@@ -179,44 +231,26 @@ func appendJSON(b []byte, fi *frameInfo) []byte {
 		b = h.DGIDAddr().AppendTo(b)
 		b = append(b, `"}`...)
 	}
-	b = appendTransportJSON(b, &f.Transport)
-	if fi.icrc.checked {
-		b = u(b, `,"icrc":{"value":`, uint64(icrcWire(fi.icrc.got)))
-		b = bl(b, `,"valid":`, fi.icrc.ok)
-		if !fi.icrc.ok {
-			b = u(b, `,"expected":`, uint64(icrcWire(fi.icrc.want)))
-		}
-		b = append(b, '}')
-	}
-	if fi.vcrc.checked {
-		b = u(b, `,"vcrc":{"value":`, uint64(vcrcWire(fi.vcrc.got)))
-		b = bl(b, `,"valid":`, fi.vcrc.ok)
-		if !fi.vcrc.ok {
-			b = u(b, `,"expected":`, uint64(vcrcWire(fi.vcrc.want)))
-		}
-		b = append(b, '}')
-	}
-	b = append(b, `,"warnings":[`...)
-	for i, w := range fi.warnings {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, w)
-	}
-	b = append(b, ']')
-	if fi.err != nil {
-		b = qs(b, `,"error":`, fi.err.Error())
-	} else if fi.linkErr != nil {
-		b = qs(b, `,"error":`, fi.linkErr.Error())
-	}
-	return append(b, '}', '\n')
+	return b
 }
 
 func appendTransportJSON(b []byte, t *packet.Packet) []byte {
 	if t.BTH == nil {
 		return b
 	}
-	h := t.BTH
+	return appendExtJSON(appendBTHJSON(b, t.BTH), t)
+}
+
+// appendBTHJSON appends the "bth" object.
+func appendBTHJSON(b []byte, h bth.BTH) []byte {
+	b = appendBTHHead(b, h)
+	b = appendUint(b, uint64(h.PSN()))
+	return append(b, '}')
+}
+
+// appendBTHHead appends the "bth" object up to the PSN's value: what BTH
+// bytes 0-8 decide.
+func appendBTHHead(b []byte, h bth.BTH) []byte {
 	b = u(b, `,"bth":{"opcode":`, uint64(h.Opcode()))
 	b = qs(b, `,"opcode_name":`, h.Opcode().String())
 	b = bl(b, `,"se":`, h.SE())
@@ -230,8 +264,12 @@ func appendTransportJSON(b []byte, t *packet.Packet) []byte {
 	b = u(b, `,"destqp":`, uint64(h.DestQP()))
 	b = bl(b, `,"a":`, h.AckReq())
 	b = u(b, `,"resv7":`, uint64(h.Resv7()))
-	b = u(b, `,"psn":`, uint64(h.PSN()))
-	b = append(b, '}')
+	return append(b, `,"psn":`...)
+}
+
+// appendExtJSON appends the objects of the headers after the BTH, and the
+// payload length.
+func appendExtJSON(b []byte, t *packet.Packet) []byte {
 	if x := t.RDETH; x != nil {
 		b = u(b, `,"rdeth":{"eecnxt":`, uint64(x.EEContext()))
 		b = append(b, '}')
@@ -297,3 +335,107 @@ func appendTransportJSON(b []byte, t *packet.Packet) []byte {
 
 // appendJSONString appends s as a JSON string.
 func appendJSONString(b []byte, s string) []byte { return jsonw.AppendString(b, s) }
+
+// jsonCache renders, once per formatter, the parts of a frame's JSON that
+// repeat from packet to packet of a flow: the Ethernet, IPv4 and UDP
+// objects but for the lengths, the IP ID and the IP checksum, and the BTH
+// object but for the PSN. Entries are keyed by every header byte they
+// depend on, so the output is the same as rendering each frame whole.
+type jsonCache struct {
+	lower [64]lowerEntry
+	bth   [256]bthEntry
+}
+
+// lowerKey holds the bytes of Ethernet (14), IPv4 without options (bytes
+// 0-1, 6-9 and 12-19) and UDP (bytes 0-3 and 6-7) that appendLowerJSON
+// shows, except the IPv4 total length, ID and checksum and the UDP length.
+type lowerKey [34]byte
+
+type lowerEntry struct {
+	key  lowerKey
+	set  bool
+	text []byte // the JSON, without the four varying numbers
+	cut  [3]int // where the IPv4 length, checksum and UDP length go
+}
+
+type bthEntry struct {
+	key  uint64 // BTH bytes 0-7
+	key8 byte   // BTH byte 8
+	set  bool
+	text []byte // appendBTHHead's output
+}
+
+// appendEthIPv4UDP appends what appendLowerJSON does for a frame of
+// Ethernet without VLAN tags, IPv4 without options, and UDP.
+func (c *jsonCache) appendEthIPv4UDP(b []byte, f *packet.Frame) []byte {
+	ip, udp := f.IPv4, f.UDP
+	var k lowerKey
+	copy(k[0:14], f.Eth)
+	k[14], k[15] = ip[0], ip[1]
+	copy(k[16:20], ip[6:10])
+	copy(k[20:28], ip[12:20])
+	copy(k[28:32], udp[0:4])
+	copy(k[32:34], udp[6:8])
+	x := binary.LittleEndian.Uint64(k[0:]) ^ binary.LittleEndian.Uint64(k[8:])*31 ^
+		binary.LittleEndian.Uint64(k[16:])*961 ^ binary.LittleEndian.Uint64(k[24:])*29791 ^
+		uint64(binary.LittleEndian.Uint16(k[32:]))
+	e := &c.lower[(x*0x9E3779B97F4A7C15)>>58]
+	if !e.set || e.key != k {
+		e.fill(k, f)
+	}
+	t := e.text
+	b = append(b, t[:e.cut[0]]...)
+	b = appendUint(b, uint64(ip.TotalLength()))
+	b = append(b, `,"id":`...)
+	b = appendUint(b, uint64(ip.ID()))
+	b = append(b, t[e.cut[0]:e.cut[1]]...)
+	b = appendUint(b, uint64(ip.Checksum()))
+	b = append(b, t[e.cut[1]:e.cut[2]]...)
+	b = appendUint(b, uint64(udp.Length()))
+	return append(b, t[e.cut[2]:]...)
+}
+
+func (e *lowerEntry) fill(k lowerKey, f *packet.Frame) {
+	h, udp := f.IPv4, f.UDP
+	t := e.text[:0]
+	t = append(t, `,"eth":{"dst":"`...)
+	t = appendMAC(t, f.Eth[0:6])
+	t = append(t, `","src":"`...)
+	t = appendMAC(t, f.Eth[6:12])
+	t = u(t, `","type":`, uint64(f.EtherType))
+	t = append(t, '}')
+	t = append(t, `,"ipv4":{"src":"`...)
+	t = appendIPv4(t, h[12:16])
+	t = append(t, `","dst":"`...)
+	t = appendIPv4(t, h[16:20])
+	t = u(t, `","dsfield_dscp":`, uint64(h.DSCP()))
+	t = u(t, `,"dsfield_ecn":`, uint64(h.ECN()))
+	t = append(t, `,"len":`...)
+	e.cut[0] = len(t)
+	t = bl(t, `,"flags_df":`, h.DF())
+	t = u(t, `,"ttl":`, uint64(h.TTL()))
+	t = u(t, `,"proto":`, uint64(h.Protocol()))
+	t = append(t, `,"checksum":`...)
+	e.cut[1] = len(t)
+	t = append(t, '}')
+	t = u(t, `,"udp":{"srcport":`, uint64(udp.SrcPort()))
+	t = u(t, `,"dstport":`, uint64(udp.DstPort()))
+	t = append(t, `,"length":`...)
+	e.cut[2] = len(t)
+	t = u(t, `,"checksum":`, uint64(udp.Checksum()))
+	t = append(t, '}')
+	e.text, e.key, e.set = t, k, true
+}
+
+// appendBTH appends what appendBTHJSON does.
+func (c *jsonCache) appendBTH(b []byte, h bth.BTH) []byte {
+	k, k8 := binary.LittleEndian.Uint64(h[0:8]), h[8]
+	e := &c.bth[((k^uint64(k8)<<56)*0x9E3779B97F4A7C15)>>56]
+	if !e.set || e.key != k || e.key8 != k8 {
+		e.text = appendBTHHead(e.text[:0], h)
+		e.key, e.key8, e.set = k, k8, true
+	}
+	b = append(b, e.text...)
+	b = appendUint(b, uint64(h.PSN()))
+	return append(b, '}')
+}

@@ -171,6 +171,9 @@ func fixArena(b *batch) {
 // selection) or formatting a batch.
 func (p *pipeline) work() {
 	var fi frameInfo
+	if p.cfg.format == "json" {
+		fi.jc = new(jsonCache)
+	}
 	for j := range p.jobs {
 		b := j.b
 		if j.format {
