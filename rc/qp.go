@@ -72,6 +72,7 @@ func New(cfg Config) (*QP, error) {
 	if q.window == 0 {
 		q.window = MaxOutstandingPSNs
 	}
+	q.comps = make([]Completion, 0, initRing)
 	q.req.init(q)
 	q.rsp.init(q)
 	return q, nil

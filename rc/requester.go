@@ -65,6 +65,7 @@ func (r *requester) init(q *QP) {
 	r.q = q
 	r.npsn, r.hiPSN, r.una = q.cfg.SQPSN, q.cfg.SQPSN, q.cfg.SQPSN
 	r.retryLeft, r.rnrLeft = q.cfg.RetryCnt, q.cfg.RNRRetry
+	r.sq.reserve(initRing)
 }
 
 func (r *requester) post(wr *WR) {

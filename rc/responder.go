@@ -83,6 +83,7 @@ func (r *responder) init(q *QP) {
 	r.q = q
 	r.epsn = q.cfg.RQPSN
 	r.res = make([]resource, q.cfg.MaxDestRdAtomic)
+	r.jobs.reserve(initRing)
 }
 
 // ackSyndrome is the syndrome of a positive ACK: "unlimited" 0x1F as rxe

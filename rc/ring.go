@@ -40,10 +40,27 @@ func (r *ring[T]) pop() T {
 
 func (r *ring[T]) tail() *T { return r.at(r.n - 1) }
 
+// initRing is the capacity a QP's rings start with (allocated in New, so
+// that a QP's first work requests and responses allocate nothing): small,
+// so that a QP touches few cache lines when thousands share a cache.
+const initRing = 4
+
+// reserve gives an empty ring room for n elements (rounded up to a power of
+// two).
+func (r *ring[T]) reserve(n int) {
+	c := 1
+	for c < n {
+		c *= 2
+	}
+	if c > len(r.buf) && r.n == 0 {
+		r.buf, r.head = make([]T, c), 0
+	}
+}
+
 func (r *ring[T]) grow() {
 	n := 2 * len(r.buf)
 	if n == 0 {
-		n = 16
+		n = initRing
 	}
 	b := make([]T, n)
 	for i := 0; i < r.n; i++ {
