@@ -29,12 +29,12 @@ type nic struct {
 	rx      packet.Frame
 }
 
-// Handle runs when the frame being serialised has left: the wire is free.
-// It is scheduled after the port's own end-of-transmission event for the
-// same instant, so the port is idle by then.
-func (n *nic) Handle(ev sim.Event) {
+// TxDone runs when the frame being serialised has left: the wire is free.
+// The port calls it at the end of its end-of-transmission event, so the
+// port is idle by then.
+func (n *nic) TxDone(now sim.Time) {
 	n.busy = false
-	n.kick(ev.At)
+	n.kick(now)
 }
 
 // kick sends the next packet if the wire is free: the first QP in the
@@ -87,9 +87,10 @@ func (n *nic) transmit(now sim.Time, e *qpEnd) {
 			s.st.naks[min(int(syn.NAKCode()), 5)]++
 		}
 	}
+	// Every host has a link (Validate) and its port an unlimited queue, so
+	// the frame is never dropped here; TxDone frees the wire.
 	n.busy = true
 	n.host.SendFrame(e.peer, fr)
-	s.eng.Schedule(now+n.link.TxTime(k), n, 0, 0, nil)
 }
 
 // Receive takes a frame that arrived at the host. As a NIC does, it drops

@@ -16,6 +16,17 @@ type Endpoint interface {
 	Receive(now Time, frame []byte)
 }
 
+// TxNotifier is an Endpoint that wants to know when its host's port has
+// finished serialising a frame: a NIC that hands the port one frame at a
+// time and sends the next when the wire is free. TxDone runs at the end of
+// the port's end-of-transmission event, after the frame has been given to
+// the link and the port's next queued frame (if any) has started, so the
+// port is idle when its queue was empty. It saves the NIC an event of its
+// own for the same instant.
+type TxNotifier interface {
+	TxDone(now Time)
+}
+
 // EndpointFunc adapts a function to Endpoint.
 type EndpointFunc func(now Time, frame []byte)
 
@@ -398,6 +409,9 @@ func (h *portHandler) Handle(ev Event) {
 		} else {
 			p.busy = false
 		}
+		if h := p.host; h != nil && h.txn != nil {
+			h.txn.TxDone(ev.At)
+		}
 	case evArrive:
 		p.arrive(ev.At, f)
 	}
@@ -442,13 +456,15 @@ type Host struct {
 	net  *Network
 	port *Port
 	ep   Endpoint
+	txn  TxNotifier // ep, if it is one
 }
 
 // NewHost adds a host with endpoint ep (which may be nil and set later with
 // SetEndpoint). An empty name becomes "hostN". The host's port has an
 // unlimited queue and no ECN marking; see Port.SetQueueLimit.
 func (n *Network) NewHost(name string, ep Endpoint) *Host {
-	h := &Host{net: n, ep: ep}
+	h := &Host{net: n}
+	h.SetEndpoint(ep)
 	h.port = n.newPort(n.nodeName(name, "host"), PortConfig{})
 	h.port.host = h
 	return h
@@ -464,7 +480,11 @@ func (h *Host) Port() *Port { return h.port }
 func (h *Host) Endpoint() Endpoint { return h.ep }
 
 // SetEndpoint sets the endpoint that receives the host's frames.
-func (h *Host) SetEndpoint(ep Endpoint) { h.ep = ep }
+// If ep is a TxNotifier it is also told of every end of transmission.
+func (h *Host) SetEndpoint(ep Endpoint) {
+	h.ep = ep
+	h.txn, _ = ep.(TxNotifier)
+}
 
 // Send copies frame into a pooled buffer and queues it on the host's port,
 // addressed to destination dst (used only by switches' forwarding; any value

@@ -228,6 +228,41 @@ func TestAllocFrameAligned(t *testing.T) {
 	assert.Panics(t, func() { net.AllocFrameAligned(10, -1) })
 }
 
+// txSink is an endpoint that is also told when its port finishes a frame.
+type txSink struct {
+	port *sim.Port
+	done []sim.Time
+	busy []bool
+}
+
+func (s *txSink) Receive(sim.Time, []byte) {}
+func (s *txSink) TxDone(now sim.Time) {
+	s.done = append(s.done, now)
+	s.busy = append(s.busy, s.port.Busy())
+}
+
+// A TxNotifier endpoint hears of every end of transmission of its port, at
+// the instant it happens, with the port already on to its next frame.
+func TestTxNotifier(t *testing.T) {
+	eng := sim.NewEngine(0)
+	net := sim.NewNetwork(eng, 1)
+	ts := &txSink{}
+	a := net.NewHost("a", ts)
+	ts.port = a.Port()
+	b := net.NewHost("b", nil)
+	net.Connect(a.Port(), b.Port(), sim.LinkConfig{Bandwidth: 8e9, Delay: 10}) // 1 ns per byte
+	a.Send(0, make([]byte, 100))
+	a.Send(0, make([]byte, 50))
+	eng.Run(sim.MaxTime)
+	assert.Equal(t, []sim.Time{100_000, 150_000}, ts.done)
+	assert.Equal(t, []bool{true, false}, ts.busy)
+	assert.Equal(t, uint64(4), eng.Events(), "two ends of transmission and two arrivals, no more")
+	b.SetEndpoint(ts) // SetEndpoint picks up the notifier too; now is 150,010 ps
+	b.Send(0, make([]byte, 10))
+	eng.Run(sim.MaxTime)
+	assert.Equal(t, []sim.Time{100_000, 150_000, 160_010}, ts.done)
+}
+
 func TestUnconnectedAndConfigErrors(t *testing.T) {
 	eng := sim.NewEngine(0)
 	net := sim.NewNetwork(eng, 1)
