@@ -345,3 +345,22 @@ func TestJSONCacheSameAsFresh(t *testing.T) {
 	}
 	assert.Greater(t, hits, 10000, "frames that took the cached path")
 }
+
+func TestAppendUintAndTime(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	vals := []uint64{0, 1, 9, 10, 99, 100, 999, 1000, 4095, 4096, 9999, 10000, 10001, 99999999, 100000000, 1e12 - 1, 1e12, 1e15, 1e16 - 1, 1e16, 1<<64 - 1}
+	for i := 0; i < 100000; i++ {
+		vals = append(vals, rng.Uint64()>>rng.IntN(64))
+	}
+	for _, v := range vals {
+		require.Equal(t, strconv.FormatUint(v, 10), string(appendUint([]byte("x"), v))[1:])
+	}
+	var c clockCache
+	for i := 0; i < 10000; i++ {
+		ts := time.Unix(rng.Int64N(4e9), rng.Int64N(1e9))
+		if i < 10 {
+			ts = time.Unix(1700000000, int64(i)*100000001)
+		}
+		require.Equal(t, ts.UTC().Format("2006-01-02T15:04:05.000000000Z"), string(c.appendRFC3339Nano(nil, ts)))
+	}
+}

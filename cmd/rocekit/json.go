@@ -27,14 +27,14 @@ func (c *clockCache) appendRFC3339Nano(b []byte, t time.Time) []byte {
 		c.prefix = t.UTC().AppendFormat(c.prefix[:0], "2006-01-02T15:04:05.")
 	}
 	b = append(b, c.prefix...)
-	ns := t.Nanosecond()
-	var d [9]byte
-	for i := 8; i >= 0; i-- {
-		d[i] = byte('0' + ns%10)
-		ns /= 10
-	}
-	b = append(b, d[:]...)
-	return append(b, 'Z')
+	ns := t.Nanosecond() // 0..999999999: nine digits, zero-padded
+	var d [10]byte
+	hi, mid, lo := ns/100000000, ns/10000%10000, ns%10000
+	d[0] = byte('0' + hi)
+	copy(d[1:5], digits4[mid][:])
+	copy(d[5:9], digits4[lo][:])
+	d[9] = 'Z'
+	return append(b, d[:]...)
 }
 
 // The frame objects below are written with keys rendered ahead of time
@@ -49,8 +49,43 @@ func appendUint(b []byte, v uint64) []byte {
 	if v < uint64(len(smallDecimal)) {
 		return append(b, smallDecimal[v]...)
 	}
-	return strconv.AppendUint(b, v, 10)
+	if v >= 1e16 {
+		return strconv.AppendUint(b, v, 10)
+	}
+	// Four digits at a time from the right, from a table.
+	var buf [16]byte
+	i := len(buf)
+	for v >= 10000 {
+		q := v / 10000
+		i -= 4
+		copy(buf[i:], digits4[v-q*10000][:])
+		v = q
+	}
+	d := &digits4[v]
+	switch {
+	case v >= 1000:
+		i -= 4
+		copy(buf[i:], d[:])
+	case v >= 100:
+		i -= 3
+		copy(buf[i:], d[1:])
+	case v >= 10:
+		i -= 2
+		copy(buf[i:], d[2:])
+	default:
+		i--
+		buf[i] = d[3]
+	}
+	return append(b, buf[i:]...)
 }
+
+// digits4 holds the four-digit forms 0000..9999.
+var digits4 = func() (t [10000][4]byte) {
+	for i := range t {
+		t[i] = [4]byte{byte('0' + i/1000), byte('0' + i/100%10), byte('0' + i/10%10), byte('0' + i%10)}
+	}
+	return t
+}()
 
 // smallDecimal holds the decimal forms of 0..4095: most header fields are
 // small, and a table lookup beats formatting digits.

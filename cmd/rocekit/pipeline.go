@@ -4,23 +4,26 @@ import (
 	"bufio"
 	"io"
 	"runtime"
+	"sync"
 
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/pcap"
 )
 
 // The decode command runs as a pipeline over batches of frames, so the
-// cores share the work while frames stay in order:
+// cores share the work while frames stay in order. The reader fills batches
+// in file order; a pool of workers takes them one at a time and carries
+// each through every stage:
 //
-//	read (in order) -> decode, ICRC, VCRC, selection (any worker)
-//	     -> per-QP analysis (in order)
-//	     -> format (any worker) -> write (in order)
+//	decode, ICRC, VCRC, selection   (any order, in parallel)
+//	per-QP analysis                 (in batch order: waits its turn)
+//	format                          (any order, in parallel)
+//	write                           (in batch order: waits its turn)
 //
-// Every frame is decoded once, by a worker, into its slot in the batch; the
-// tracker and the formatter use those views. Decoding and formatting are
-// independent per batch, so a pool of workers does them in whatever order
-// they come; only the tracker, which needs frames in file order, and the
-// writer run one batch after the other. --summary stops after the tracker.
+// Every frame is decoded once, and a batch stays with the worker (and the
+// core's cache) that decoded it; only the tracker and the writer take
+// turns. --summary stops after the analysis. Workers take batches in order,
+// so the oldest batch in flight never waits: no deadlock.
 //
 // Records of a memory-mapped file are used in place; records of a stream
 // (gzip, standard input) are copied into the batch's arena, because the
@@ -46,15 +49,15 @@ type slot struct {
 }
 
 type batch struct {
+	seq      uint64
+	last     bool // the last batch of its file
 	file     string
 	slots    []slot // slots[:n] are in use
 	n        int
 	arena    []byte
 	warnings []string
 	out      []byte
-	err      error         // the reader's error after the last frame of the batch
-	decoded  chan struct{} // a worker has decoded the batch
-	rendered chan struct{} // a worker has formatted the batch
+	err      error // the reader's error after the last frame of the batch
 }
 
 func (b *batch) reset(file string) {
@@ -64,33 +67,55 @@ func (b *batch) reset(file string) {
 	b.warnings = b.warnings[:0]
 	b.out = b.out[:0]
 	b.err = nil
+	b.last = false
 }
 
-// job is work for the pool: decode a batch, or format it.
-type job struct {
-	b      *batch
-	format bool
+// turns lets batches through one at a time, in sequence order.
+type turns struct {
+	mu   sync.Mutex
+	cond sync.Cond
+	next uint64
+}
+
+// wait blocks until it is seq's turn.
+func (t *turns) wait(seq uint64) {
+	t.mu.Lock()
+	for t.next != seq {
+		t.cond.Wait()
+	}
+	t.mu.Unlock()
+}
+
+// done passes the turn on.
+func (t *turns) done() {
+	t.mu.Lock()
+	t.next++
+	t.mu.Unlock()
+	t.cond.Broadcast()
 }
 
 // pipeline holds what persists across files: the tracker, the writer, the
 // batches and the workers.
 type pipeline struct {
-	cfg  *decodeConfig
-	out  *bufio.Writer
-	conv convTracker
-	free chan *batch
-	jobs chan job
+	cfg   *decodeConfig
+	out   *bufio.Writer
+	conv  convTracker
+	free  chan *batch
+	jobs  chan *batch
+	seq   uint64 // of the next batch the reader fills
+	track turns
+	write turns
+	err   error      // the reader's error, set by the worker writing the batch that carried it
+	done  chan error // the last batch of a file is written: its file's error
 }
 
 func newPipeline(cfg *decodeConfig, out *bufio.Writer) *pipeline {
 	p := &pipeline{cfg: cfg, out: out, conv: newConvTracker(cfg.pmtu),
-		free: make(chan *batch, numBatches), jobs: make(chan job, 2*numBatches)}
+		free: make(chan *batch, numBatches), jobs: make(chan *batch, numBatches), done: make(chan error, 1)}
+	p.track.cond.L = &p.track.mu
+	p.write.cond.L = &p.write.mu
 	for i := 0; i < numBatches; i++ {
-		p.free <- &batch{
-			slots:    make([]slot, batchFrames),
-			decoded:  make(chan struct{}, 1),
-			rendered: make(chan struct{}, 1),
-		}
+		p.free <- &batch{slots: make([]slot, batchFrames)}
 	}
 	for i := 0; i < min(runtime.GOMAXPROCS(0), 4); i++ {
 		go p.work()
@@ -113,16 +138,14 @@ func (p *pipeline) file(name string, many bool) error {
 	if many {
 		label = name
 	}
-	ordered := make(chan *batch, numBatches)
-	done := make(chan error)
-	go p.track(ordered, done)
 	inPlace := r.Mapped()
 	send := func(b *batch) {
 		if !inPlace {
 			fixArena(b)
 		}
-		p.jobs <- job{b: b}
-		ordered <- b
+		b.seq = p.seq
+		p.seq++
+		p.jobs <- b
 	}
 	b := <-p.free
 	b.reset(label)
@@ -151,9 +174,9 @@ func (p *pipeline) file(name string, many bool) error {
 			b.reset(label)
 		}
 	}
+	b.last = true
 	send(b)
-	close(ordered)
-	return <-done
+	return <-p.done
 }
 
 // fixArena re-points each copied record at the arena's final backing array
@@ -167,27 +190,44 @@ func fixArena(b *batch) {
 	}
 }
 
-// work runs jobs: decoding (with the ICRC and VCRC checks and the
-// selection) or formatting a batch.
+// work carries batches through every stage: decoding (with the ICRC and
+// VCRC checks and the selection), the analysis in turn, formatting, and
+// writing in turn.
 func (p *pipeline) work() {
 	var fi frameInfo
 	if p.cfg.format == "json" {
 		fi.jc = new(jsonCache)
 	}
-	for j := range p.jobs {
-		b := j.b
-		if j.format {
-			p.render(&fi, b)
-			b.rendered <- struct{}{}
-			continue
-		}
+	for b := range p.jobs {
 		for i := range b.slots[:b.n] {
 			s := &b.slots[i]
 			decodeFrame(s, p.cfg.ports)
 			checkFrame(s)
 			s.selected = !p.cfg.summary && p.cfg.selected(s)
 		}
-		b.decoded <- struct{}{}
+		p.track.wait(b.seq)
+		for i := range b.slots[:b.n] {
+			s := &b.slots[i]
+			fi.slot = s
+			s.wFrom = len(b.warnings)
+			b.warnings = p.conv.observe(&fi, b.warnings)
+			s.wTo = len(b.warnings)
+		}
+		p.track.done()
+		if !p.cfg.summary {
+			p.render(&fi, b)
+		}
+		p.write.wait(b.seq)
+		p.out.Write(b.out)
+		if b.err != nil {
+			p.err = b.err
+		}
+		if b.last {
+			p.done <- p.err
+			p.err = nil
+		}
+		p.write.done()
+		p.free <- b
 	}
 }
 
@@ -205,60 +245,6 @@ func (p *pipeline) render(fi *frameInfo, b *batch) {
 		out = p.cfg.render(out, fi)
 	}
 	b.out = out
-}
-
-// track runs the per-QP analysis in frame order and hands each batch on to
-// be formatted and written (or, for --summary, back to the reader). It
-// reports the reader's error, if a batch carried one.
-func (p *pipeline) track(in <-chan *batch, done chan<- error) {
-	var fi frameInfo
-	var written chan error
-	var toWrite chan *batch
-	if !p.cfg.summary {
-		written = make(chan error)
-		toWrite = make(chan *batch, numBatches)
-		go p.write(toWrite, written)
-	}
-	var err error
-	for b := range in {
-		<-b.decoded
-		for i := range b.slots[:b.n] {
-			s := &b.slots[i]
-			fi.slot = s
-			s.wFrom = len(b.warnings)
-			b.warnings = p.conv.observe(&fi, b.warnings)
-			s.wTo = len(b.warnings)
-		}
-		if p.cfg.summary {
-			if b.err != nil {
-				err = b.err
-			}
-			p.free <- b
-			continue
-		}
-		p.jobs <- job{b: b, format: true}
-		toWrite <- b
-	}
-	if !p.cfg.summary {
-		close(toWrite)
-		err = <-written
-	}
-	done <- err
-}
-
-// write writes each batch's output in order and recycles the batch. It
-// reports the reader's error, if a batch carried one.
-func (p *pipeline) write(in <-chan *batch, wrote chan<- error) {
-	var err error
-	for b := range in {
-		<-b.rendered
-		p.out.Write(b.out)
-		if b.err != nil {
-			err = b.err
-		}
-		p.free <- b
-	}
-	wrote <- err
 }
 
 func (p *pipeline) writeSummary() {
