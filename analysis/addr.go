@@ -115,6 +115,24 @@ func frameAddrs(f *packet.Frame) (src, dst Addr) {
 	return src, dst
 }
 
+// quickHash mixes the QP with some address bytes of frame f (any bits will
+// do: keyMatches confirms).
+func quickHash(f *packet.Frame, qp uint32) uint32 {
+	var x uint32
+	switch f.Encap {
+	case packet.RoCEv2IPv4:
+		x = binary.LittleEndian.Uint32(f.IPv4[12:16]) ^ binary.LittleEndian.Uint32(f.IPv4[16:20])*0x2545F491
+	case packet.RoCEv2IPv6:
+		x = binary.LittleEndian.Uint32(f.IPv6[20:24]) ^ binary.LittleEndian.Uint32(f.IPv6[36:40])*0x2545F491
+	case packet.RoCEv1, packet.IBGlobal:
+		x = binary.LittleEndian.Uint32(f.GRH.SGID()[12:16]) ^ binary.LittleEndian.Uint32(f.GRH.DGID()[12:16])*0x2545F491
+	case packet.IBLocal:
+		x = uint32(f.LRH.SLID()) ^ uint32(f.LRH.DLID())<<16
+	}
+	x ^= qp * 0x9E3779B1
+	return (x ^ x>>15 ^ x>>23) * 0x9E3779B1 >> 24
+}
+
 // keyMatches reports whether frame f, to QP qp, belongs to the flow k
 // (frameAddrs without building the addresses).
 func keyMatches(k *FlowKey, f *packet.Frame, qp uint32) bool {
@@ -123,7 +141,8 @@ func keyMatches(k *FlowKey, f *packet.Frame, qp uint32) bool {
 	}
 	switch f.Encap {
 	case packet.RoCEv2IPv4:
-		return string(k.Src.b[:4]) == string(f.IPv4[12:16]) && string(k.Dst.b[:4]) == string(f.IPv4[16:20])
+		return binary.LittleEndian.Uint32(k.Src.b[:4]) == binary.LittleEndian.Uint32(f.IPv4[12:16]) &&
+			binary.LittleEndian.Uint32(k.Dst.b[:4]) == binary.LittleEndian.Uint32(f.IPv4[16:20])
 	case packet.RoCEv2IPv6:
 		return string(k.Src.b[:]) == string(f.IPv6[8:24]) && string(k.Dst.b[:]) == string(f.IPv6[24:40])
 	case packet.RoCEv1, packet.IBGlobal:

@@ -65,7 +65,7 @@ type Tracker struct {
 	cmPending map[cmKey]*cmREQ
 	cmDone    map[cmKey]*CMInfo
 	cmRejects uint64
-	cache     [2]*flow
+	recent    [recentFlows]*flow // flows by quickHash, checked before the map
 	frames    uint64
 	ib        uint64
 	undecoded uint64
@@ -168,19 +168,20 @@ func (t *Tracker) add(fl *flow, w []Warning, k wk) []Warning {
 	return append(w, Warnings[k])
 }
 
+// recentFlows is the size of the table of recently seen flows.
+const recentFlows = 256
+
 // lookup returns the flow of frame f (to QP qp), creating it on first
-// sight. The two most recent flows are checked first, against the frame's
-// bytes.
+// sight. A table indexed by a hash of the frame's addresses and QP is
+// checked first, against the frame's bytes; the map only on a miss.
 func (t *Tracker) lookup(f *packet.Frame, qp uint32) *flow {
-	for _, c := range t.cache {
-		if c != nil && keyMatches(&c.key, f, qp) {
-			return c
-		}
+	r := &t.recent[quickHash(f, qp)%recentFlows]
+	if c := *r; c != nil && keyMatches(&c.key, f, qp) {
+		return c
 	}
 	src, dst := frameAddrs(f)
 	fl := t.flow(FlowKey{Encap: f.Encap, Src: src, Dst: dst, DstQP: qp})
-	t.cache[1] = t.cache[0]
-	t.cache[0] = fl
+	*r = fl
 	return fl
 }
 
