@@ -403,12 +403,7 @@ func (s *Sim) Run() (*Summary, error) {
 	eng := s.eng
 	every := s.opt.ProgressEvery
 	next := every
-	for !s.finished {
-		t, ok := eng.Next()
-		if !ok || t > s.stop {
-			break
-		}
-		eng.Step()
+	for !s.finished && eng.StepUntil(s.stop) {
 		if s.opt.Progress != nil && eng.Events() >= next {
 			next += every
 			s.opt.Progress(Progress{Completed: s.done, Total: s.total, SimTime: eng.Now(), Events: eng.Events()})

@@ -287,13 +287,42 @@ func (e *Engine) refill() {
 // Step processes the earliest pending event and reports whether there was
 // one. It ignores Stop.
 func (e *Engine) Step() bool {
-	b := &e.ready
-	if b.head == nil {
+	if e.ready.head == nil {
 		if e.n == 0 {
 			return false
 		}
 		e.refill()
 	}
+	e.run()
+	return true
+}
+
+// StepUntil processes the earliest pending event if its time is at most
+// until, and reports whether it did: Next and Step in one call, for loops
+// that drive the engine themselves. It ignores Stop.
+func (e *Engine) StepUntil(until Time) bool {
+	b := &e.ready
+	if b.head == nil {
+		if e.n == 0 {
+			return false
+		}
+		// Not refilled unless the event runs: a refill moves last to its
+		// time, and a later Schedule may still come before it.
+		l := bits.TrailingZeros16(e.lmask)
+		if e.b[l][bits.TrailingZeros16(e.dmask[l])].min > until {
+			return false
+		}
+		e.refill()
+	} else if e.last > until {
+		return false
+	}
+	e.run()
+	return true
+}
+
+// run processes the first event of the non-empty ready bucket.
+func (e *Engine) run() {
+	b := &e.ready
 	c := b.head
 	x := &c.ev[b.r]
 	ev := Event{At: x.at, Kind: x.kind, A: x.a, P: x.p}
@@ -317,7 +346,6 @@ func (e *Engine) Step() bool {
 	e.now = ev.At
 	e.events++
 	h.Handle(ev)
-	return true
 }
 
 // Run processes events in order until the next one is later than until, no

@@ -280,3 +280,23 @@ func TestEngineMemoryFollowsPending(t *testing.T) {
 	assert.LessOrEqual(t, sim.Chunks(&eng), pending/32+64)
 	assert.Equal(t, pending, eng.Pending())
 }
+
+// StepUntil runs the next event only if it is due by until, and leaves the
+// queue able to take events before the one it refused.
+func TestStepUntil(t *testing.T) {
+	eng := sim.NewEngine(0)
+	var got []sim.Time
+	h := sim.HandlerFunc(func(ev sim.Event) { got = append(got, ev.At) })
+	eng.Schedule(100, h, 0, 0, nil)
+	eng.Schedule(300, h, 0, 0, nil)
+	assert.True(t, eng.StepUntil(100))
+	assert.False(t, eng.StepUntil(299))
+	assert.Equal(t, sim.Time(100), eng.Now())
+	eng.Schedule(200, h, 0, 0, nil) // before the refused one
+	assert.True(t, eng.StepUntil(299))
+	assert.False(t, eng.StepUntil(299))
+	assert.True(t, eng.StepUntil(sim.MaxTime))
+	assert.False(t, eng.StepUntil(sim.MaxTime))
+	assert.Equal(t, []sim.Time{100, 200, 300}, got)
+	assert.Equal(t, uint64(3), eng.Events())
+}
