@@ -140,7 +140,23 @@ type memSource struct {
 	b        []byte
 	pos      int
 	released int // data[:released] has been handed back to the kernel
+	touched  int // data[:touched] has been read ahead (see advance)
+	mapped   int // data[:mapped] has been asked to be mapped (populateAhead)
+	sink     byte
 }
+
+// readAhead is how far ahead of the read position advance touches the
+// mapping, and touchChunk how much it touches at a time. Reading one byte of
+// every cache line ahead lets the loads overlap; reading the records one
+// after the other (each header says where the next one is) would wait for
+// memory at every record.
+const (
+	readAhead  = 256 << 10
+	touchChunk = 16 << 10
+	// populateChunk is how much of the mapping is mapped in one system call
+	// ahead of the reader, instead of a page fault every few pages.
+	populateChunk = 1 << 20
+)
 
 // releaseLag is how far behind the read position pages are released: views
 // of recent records are normally still in use (by a pipeline of batches);
@@ -176,10 +192,35 @@ func (m *memSource) Discard(n int) (int, error) {
 // releasing pages far enough behind.
 func (m *memSource) advance(n int) {
 	m.pos += n
+	if m.pos+readAhead > m.touched && m.touched < len(m.b) {
+		m.touch()
+	}
 	if m.pos-m.released >= 2*releaseLag {
 		m.released = m.pos - releaseLag
 		releaseBehind(m.b, m.released)
 	}
+}
+
+// touch reads one byte of every cache line of the next chunk not yet
+// touched.
+func (m *memSource) touch() {
+	if m.touched < m.pos {
+		m.touched = m.pos
+	}
+	if m.touched+populateChunk > m.mapped && m.mapped < len(m.b) {
+		m.mapped = max(m.mapped, m.touched)
+		e := min(m.mapped+populateChunk, len(m.b))
+		populate(m.b, m.mapped, e)
+		m.mapped = e
+	}
+	end := min(m.touched+touchChunk, len(m.b))
+	b := m.b[m.touched:end]
+	var x byte
+	for i := 0; i+256 <= len(b); i += 256 {
+		x |= b[i] | b[i+64] | b[i+128] | b[i+192]
+	}
+	m.sink |= x
+	m.touched = end
 }
 
 func (m *memSource) Size() int { return len(m.b) }
