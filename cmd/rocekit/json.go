@@ -46,10 +46,20 @@ func u(b []byte, key string, v uint64) []byte {
 }
 
 func appendUint(b []byte, v uint64) []byte {
-	if v < uint64(len(smallDecimal)) {
-		return append(b, smallDecimal[v]...)
-	}
-	if v >= 1e16 {
+	// Up to four digits are appended byte by byte (no copy call).
+	switch {
+	case v < 10:
+		return append(b, byte('0'+v))
+	case v < 100:
+		d := &digits4[v]
+		return append(b, d[2], d[3])
+	case v < 1000:
+		d := &digits4[v]
+		return append(b, d[1], d[2], d[3])
+	case v < 10000:
+		d := &digits4[v]
+		return append(b, d[0], d[1], d[2], d[3])
+	case v >= 1e16:
 		return strconv.AppendUint(b, v, 10)
 	}
 	// Four digits at a time from the right, from a table.
@@ -87,10 +97,9 @@ var digits4 = func() (t [10000][4]byte) {
 	return t
 }()
 
-// smallDecimal holds the decimal forms of 0..4095: most header fields are
-// small, and a table lookup beats formatting digits.
+// smallDecimal holds the decimal forms of 0..255, for IPv4 addresses.
 var smallDecimal = func() []string {
-	t := make([]string, 1<<12)
+	t := make([]string, 256)
 	for i := range t {
 		t[i] = strconv.Itoa(i)
 	}
@@ -154,11 +163,12 @@ func appendJSON(b []byte, fi *frameInfo) []byte {
 	}
 	if fi.icrc.checked {
 		b = u(b, `,"icrc":{"value":`, uint64(icrcWire(fi.icrc.got)))
-		b = bl(b, `,"valid":`, fi.icrc.ok)
-		if !fi.icrc.ok {
-			b = u(b, `,"expected":`, uint64(icrcWire(fi.icrc.want)))
+		if fi.icrc.ok {
+			b = append(b, `,"valid":true}`...)
+		} else {
+			b = u(b, `,"valid":false,"expected":`, uint64(icrcWire(fi.icrc.want)))
+			b = append(b, '}')
 		}
-		b = append(b, '}')
 	}
 	if fi.vcrc.checked {
 		b = u(b, `,"vcrc":{"value":`, uint64(vcrcWire(fi.vcrc.got)))
@@ -167,6 +177,9 @@ func appendJSON(b []byte, fi *frameInfo) []byte {
 			b = u(b, `,"expected":`, uint64(vcrcWire(fi.vcrc.want)))
 		}
 		b = append(b, '}')
+	}
+	if len(fi.warnings) == 0 && fi.err == nil && fi.linkErr == nil {
+		return append(b, `,"warnings":[]}`+"\n"...)
 	}
 	b = append(b, `,"warnings":[`...)
 	for i, w := range fi.warnings {
