@@ -31,8 +31,8 @@ func (c *clockCache) appendRFC3339Nano(b []byte, t time.Time) []byte {
 	var d [10]byte
 	hi, mid, lo := ns/100000000, ns/10000%10000, ns%10000
 	d[0] = byte('0' + hi)
-	copy(d[1:5], digits4[mid][:])
-	copy(d[5:9], digits4[lo][:])
+	*(*[4]byte)(d[1:5]) = digits4[mid]
+	*(*[4]byte)(d[5:9]) = digits4[lo]
 	d[9] = 'Z'
 	return append(b, d[:]...)
 }
@@ -63,28 +63,23 @@ func appendUint(b []byte, v uint64) []byte {
 		return strconv.AppendUint(b, v, 10)
 	}
 	// Four digits at a time from the right, from a table.
-	var buf [16]byte
+	var buf [20]byte
 	i := len(buf)
 	for v >= 10000 {
 		q := v / 10000
 		i -= 4
-		copy(buf[i:], digits4[v-q*10000][:])
+		*(*[4]byte)(buf[i:]) = digits4[v-q*10000]
 		v = q
 	}
-	d := &digits4[v]
+	i -= 4
+	*(*[4]byte)(buf[i:]) = digits4[v] // 1 <= v <= 9999: skip its leading zeros
 	switch {
-	case v >= 1000:
-		i -= 4
-		copy(buf[i:], d[:])
-	case v >= 100:
-		i -= 3
-		copy(buf[i:], d[1:])
-	case v >= 10:
-		i -= 2
-		copy(buf[i:], d[2:])
-	default:
-		i--
-		buf[i] = d[3]
+	case v < 10:
+		i += 3
+	case v < 100:
+		i += 2
+	case v < 1000:
+		i++
 	}
 	return append(b, buf[i:]...)
 }
@@ -315,6 +310,14 @@ func appendBTHHead(b []byte, h bth.BTH) []byte {
 	return append(b, `,"psn":`...)
 }
 
+// aethKindJSON holds `,"kind":"..."` for each of the four AETH kinds.
+var aethKindJSON = func() (t [4]string) {
+	for k := range t {
+		t[k] = string(qs(nil, `,"kind":`, aeth.Kind(k).String()))
+	}
+	return t
+}()
+
 // appendExtJSON appends the objects of the headers after the BTH, and the
 // payload length.
 func appendExtJSON(b []byte, t *packet.Packet) []byte {
@@ -347,7 +350,7 @@ func appendExtJSON(b []byte, t *packet.Packet) []byte {
 	if x := t.AETH; x != nil {
 		s := x.Syndrome()
 		b = u(b, `,"aeth":{"syndrome":`, uint64(s))
-		b = qs(b, `,"kind":`, s.Kind().String())
+		b = append(b, aethKindJSON[s.Kind()&3]...)
 		b = u(b, `,"msn":`, uint64(x.MSN()))
 		switch s.Kind() {
 		case aeth.ACK:
