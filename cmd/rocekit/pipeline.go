@@ -30,7 +30,7 @@ import (
 // reader reuses its buffer.
 
 const (
-	batchFrames = 512
+	batchFrames = 256
 	numBatches  = 8
 )
 
