@@ -32,7 +32,7 @@ func Example() {
 	// on the wire: 81.92ns link 0 A->B
 	// b received 1024 bytes at 1.08192us
 	// b received 1024 bytes at 1.16384us
-	// {SentFrames:2 SentBytes:2048 DeliveredFrames:2 DeliveredBytes:2048 LossDrops:0 BurstDrops:0 DeadDrops:0 QueueDrops:0 QueueDropBytes:0 Duplicated:0 Reordered:0 Corrupted:0 ECNMarked:0}
+	// {SentFrames:2 SentBytes:2048 DeliveredFrames:2 DeliveredBytes:2048 LossDrops:0 BurstDrops:0 DeadDrops:0 QueueDrops:0 QueueDropBytes:0 Duplicated:0 Reordered:0 Corrupted:0 ECNMarked:0 PauseFrames:0 ResumeFrames:0 PausedTime:0s}
 }
 
 // An event handler: events run in time order, FIFO among equal times.

@@ -147,6 +147,8 @@ type Counters struct {
 	Reordered                       uint64 // frames given an extra delay
 	Corrupted                       uint64 // frames with a flipped bit
 	ECNMarked                       uint64 // frames for which MarkCE reported a mark
+	PauseFrames, ResumeFrames       uint64 // PFC frames a switch port sent this way
+	PausedTime                      Time   // time the sending port was paused by PFC (to its last resume)
 }
 
 // WireDrops returns the frames dropped on the wire: LossDrops + BurstDrops +

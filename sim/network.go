@@ -42,6 +42,7 @@ type Frame struct {
 	buf   []byte
 	dst   int
 	next  *Frame
+	in    *Port // switch port it arrived by, while it is in a switch with PFC
 	inUse bool
 }
 
@@ -56,6 +57,8 @@ type PoolStats struct {
 const (
 	evTxDone uint32 = iota // a port finished serialising a frame
 	evArrive               // a frame reached a port
+	evPause                // a PFC pause (XOFF) reached a port
+	evResume               // a PFC resume (XON) reached a port
 )
 
 // Network is a set of hosts and switches joined by links, driven by an
@@ -220,6 +223,9 @@ func (n *Network) drop(now Time, l *Link, dir Direction, cause DropCause, f *Fra
 		}
 		id = l.id
 	}
+	if f.in != nil {
+		f.in.leave(now, f)
+	}
 	if n.OnDrop != nil {
 		n.OnDrop(now, id, dir, cause, f.Data)
 	}
@@ -293,6 +299,14 @@ type Port struct {
 	qb    int // bytes waiting
 	peak  int // largest qb seen
 	busy  bool
+
+	// PFC. Sending side: paused while the peer has asked it to stop.
+	// Switch ingress side: inBytes of frames that arrived by this port are
+	// in the switch, and pausing is set while the peer is told to stop.
+	paused   bool
+	pausedAt Time
+	pausing  bool
+	inBytes  int
 }
 
 func (n *Network) newPort(name string, cfg PortConfig) *Port {
@@ -359,7 +373,7 @@ func (p *Port) enqueue(now Time, f *Frame) bool {
 		p.net.drop(now, nil, 0, DropUnconnected, f)
 		return false
 	}
-	if !p.busy {
+	if !p.busy && !p.paused {
 		p.startTx(now, f)
 		return true
 	}
@@ -402,20 +416,109 @@ func (h *portHandler) Handle(ev Event) {
 	f := (*Frame)(ev.P)
 	switch ev.Kind {
 	case evTxDone:
-		p.link.transmitted(ev.At, p.dir, f)
-		if next := p.q.pop(); next != nil {
-			p.qb -= len(next.Data)
-			p.startTx(ev.At, next)
-		} else {
-			p.busy = false
+		if f.in != nil {
+			f.in.leave(ev.At, f)
 		}
+		p.link.transmitted(ev.At, p.dir, f)
+		p.busy = false
+		p.startNext(ev.At)
 		if h := p.host; h != nil && h.txn != nil {
 			h.txn.TxDone(ev.At)
 		}
 	case evArrive:
 		p.arrive(ev.At, f)
+	case evPause:
+		if !p.paused {
+			p.paused, p.pausedAt = true, ev.At
+		}
+	case evResume:
+		if p.paused {
+			p.paused = false
+			p.link.dir[p.dir].c.PausedTime += ev.At - p.pausedAt
+			p.startNext(ev.At)
+		}
 	}
 }
+
+// startNext starts the next queued frame if the port is idle and not
+// paused.
+func (p *Port) startNext(now Time) {
+	if p.busy || p.paused {
+		return
+	}
+	if next := p.q.pop(); next != nil {
+		p.qb -= len(next.Data)
+		p.startTx(now, next)
+	}
+}
+
+// Paused reports whether the port's peer has paused it (PFC).
+func (p *Port) Paused() bool { return p.paused }
+
+// IngressBytes returns, for a switch port with PFC, the bytes of frames that
+// arrived by it and are still in the switch.
+func (p *Port) IngressBytes() int { return p.inBytes }
+
+// leave accounts for frame f, which arrived by switch port p, leaving the
+// switch (sent on, or dropped): below XON, the peer may send again.
+func (p *Port) leave(now Time, f *Frame) {
+	f.in = nil
+	p.inBytes -= len(f.Data)
+	if p.pausing && p.inBytes <= p.sw.pfc.XOn {
+		p.pausing = false
+		p.sendPFC(now, evResume)
+	}
+}
+
+// sendPFC tells the peer of switch port p to stop (evPause) or go on
+// (evResume). The PFC frame goes ahead of anything queued, as MAC control
+// frames do, and takes effect at the peer after its own serialisation and
+// the propagation delay. It is passed to the Tap like any frame, but takes
+// no time from the port's data frames.
+func (p *Port) sendPFC(now Time, kind uint32) {
+	l := p.link
+	if l == nil {
+		return
+	}
+	c := &l.dir[p.dir].c
+	var quanta uint16
+	if kind == evPause {
+		c.PauseFrames++
+		quanta = 0xFFFF
+	} else {
+		c.ResumeFrames++
+	}
+	if tap := p.net.Tap; tap != nil {
+		var fr [pfcFrameLen]byte
+		p.pfcFrame(fr[:], quanta)
+		tap(now, l.id, p.dir, fr[:])
+	}
+	if l.dir[p.dir].dead {
+		return
+	}
+	peer := l.dir[p.dir].to
+	p.net.eng.Schedule(now+l.TxTime(pfcFrameLen)+l.delay, (*portHandler)(peer), kind, 0, nil)
+}
+
+// pfcFrameLen is a PFC frame without FCS: the 60-byte Ethernet minimum.
+const pfcFrameLen = 60
+
+// pfcFrame writes an IEEE 802.1Qbb PFC frame into b: MAC control (0x8808)
+// opcode 0x0101, priority 3 (RoCE's usual lossless class) enabled, with
+// pause time quanta for it (0 resumes). The source MAC is a locally
+// administered address made from the switch's node number and the port.
+func (p *Port) pfcFrame(b []byte, quanta uint16) {
+	clear(b)
+	copy(b, []byte{0x01, 0x80, 0xC2, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0xFF, byte(p.sw.node), byte(p.index)})
+	b[12], b[13] = 0x88, 0x08
+	b[14], b[15] = 0x01, 0x01
+	b[17] = 1 << pfcPriority
+	o := 18 + 2*pfcPriority
+	b[o], b[o+1] = byte(quanta>>8), byte(quanta)
+}
+
+// pfcPriority is the priority PFC frames pause.
+const pfcPriority = 3
 
 // arrive handles frame f arriving at port p from its link.
 func (p *Port) arrive(now Time, f *Frame) {
@@ -446,6 +549,14 @@ func (p *Port) arrive(now Time, f *Frame) {
 		s.noRoute++
 		p.net.drop(now, l, in, DropNoRoute, f)
 		return
+	}
+	if s.pfc.XOff > 0 {
+		f.in = p
+		p.inBytes += len(f.Data)
+		if !p.pausing && p.inBytes > s.pfc.XOff {
+			p.pausing = true
+			p.sendPFC(now, evPause)
+		}
 	}
 	s.ports[out].enqueue(now, f)
 }
@@ -520,10 +631,40 @@ type Switch struct {
 
 	net     *Network
 	name    string
+	node    int
 	ports   []*Port
 	table   []int32
 	noRoute uint64
+	pfc     PFCConfig
 }
+
+// PFCConfig is priority flow control (IEEE 802.1Qbb) on a switch, as RoCE
+// fabrics use to be lossless, for one traffic class. The switch counts, per
+// input port, the bytes of frames that arrived by it and have not yet left
+// (queued or being sent on). When that exceeds XOff it sends the port's peer
+// a PFC pause; the peer finishes the frame it is sending and sends no more
+// until the count is at or below XOn and the switch sends a resume. A pause
+// lasts until the resume (a real switch refreshes its pause quanta while
+// above XOn). Frames already on the wire still arrive: XOff plus two
+// propagation delays and a frame at line rate is the headroom a port needs
+// to lose nothing.
+type PFCConfig struct {
+	XOff int // bytes; 0 disables PFC
+	XOn  int // bytes, at most XOff
+}
+
+// SetPFC enables (XOff > 0) or disables PFC on the switch. It panics if the
+// thresholds are negative or XOn exceeds XOff. Change it only before frames
+// flow.
+func (s *Switch) SetPFC(cfg PFCConfig) {
+	if cfg.XOff < 0 || cfg.XOn < 0 || cfg.XOn > cfg.XOff {
+		panic("sim: SetPFC: need 0 <= XOn <= XOff")
+	}
+	s.pfc = cfg
+}
+
+// PFC returns the switch's PFC thresholds.
+func (s *Switch) PFC() PFCConfig { return s.pfc }
 
 // NewSwitch adds a switch with nports ports, each configured by cfg. An empty
 // name becomes "switchN".
@@ -531,7 +672,7 @@ func (n *Network) NewSwitch(name string, nports int, cfg PortConfig) *Switch {
 	if nports <= 0 {
 		panic("sim: NewSwitch: need at least one port")
 	}
-	s := &Switch{net: n, name: n.nodeName(name, "switch")}
+	s := &Switch{net: n, node: n.nodes, name: n.nodeName(name, "switch")}
 	for i := 0; i < nports; i++ {
 		p := n.newPort(fmt.Sprintf("%s/%d", s.name, i), cfg)
 		p.sw, p.index = s, i
