@@ -61,7 +61,7 @@ func incastScenario(qps, count int) *Scenario {
 	sc := &Scenario{
 		Seed:   1,
 		Hosts:  []HostSpec{{Name: "s1"}, {Name: "s2"}, {Name: "r"}},
-		Switch: &SwitchSpec{Name: "sw", ECNBytes: 64 << 10},
+		Switch: &SwitchSpec{Name: "sw", ECNBytes: 64 << 10, PFCXOffBytes: 128 << 10, PFCXOnBytes: 64 << 10},
 	}
 	for _, h := range []string{"s1", "s2", "r"} {
 		sc.Links = append(sc.Links, LinkSpec{A: h, B: "sw", BandwidthGbps: 100, DelayNS: 1000})

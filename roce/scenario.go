@@ -46,11 +46,17 @@ type HostSpec struct {
 
 // SwitchSpec is the switch: the output queue of every port holds at most
 // QueueBytes (0: unlimited, drop-tail beyond) and marks frames ECN CE when
-// it already holds more than ECNBytes (0: never).
+// it already holds more than ECNBytes (0: never). With PFCXOffBytes > 0 the
+// switch is lossless as RoCE fabrics are, by priority flow control
+// (sim.PFCConfig): when more than PFCXOffBytes that arrived by one port are
+// in the switch, it pauses the sender on that port until they are down to
+// PFCXOnBytes (0: half of PFCXOffBytes).
 type SwitchSpec struct {
-	Name       string `json:"name"`
-	QueueBytes int    `json:"queue_bytes,omitempty"`
-	ECNBytes   int    `json:"ecn_bytes,omitempty"`
+	Name         string `json:"name"`
+	QueueBytes   int    `json:"queue_bytes,omitempty"`
+	ECNBytes     int    `json:"ecn_bytes,omitempty"`
+	PFCXOffBytes int    `json:"pfc_xoff_bytes,omitempty"`
+	PFCXOnBytes  int    `json:"pfc_xon_bytes,omitempty"`
 }
 
 // LinkSpec is a full-duplex link between A and B (host or switch names).
@@ -315,8 +321,11 @@ func (sc *Scenario) Validate() error {
 			return bad("switch.name", "%q is also a host", s.Name)
 		}
 		kind[s.Name] = nodeSwitch
-		if s.QueueBytes < 0 || s.ECNBytes < 0 {
-			return bad("switch", "negative queue_bytes or ecn_bytes")
+		if s.QueueBytes < 0 || s.ECNBytes < 0 || s.PFCXOffBytes < 0 || s.PFCXOnBytes < 0 {
+			return bad("switch", "negative queue_bytes, ecn_bytes, pfc_xoff_bytes or pfc_xon_bytes")
+		}
+		if s.PFCXOnBytes > s.PFCXOffBytes {
+			return bad("switch.pfc_xon_bytes", "%d is more than pfc_xoff_bytes %d", s.PFCXOnBytes, s.PFCXOffBytes)
 		}
 	}
 	if !(sc.StopNS >= 0) || math.IsInf(sc.StopNS, 0) {

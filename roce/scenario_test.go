@@ -95,6 +95,17 @@ func TestScenarioFiles(t *testing.T) {
 			assert.NotZero(t, s.Network.Drops["queue"])
 			assert.NotZero(t, s.Network.ECNMarked)
 		},
+		"incast-pfc.json": func(t *testing.T, s *Summary) {
+			// incast.json made lossless: the same load, no drops, no
+			// retransmissions, the senders paused instead.
+			assert.Equal(t, uint64(1200), s.WRCompleted["SUCCESS"])
+			assert.Zero(t, s.Network.Drops["queue"])
+			assert.Zero(t, s.Retransmissions)
+			assert.Zero(t, s.Timeouts)
+			assert.NotZero(t, s.Network.PFCPauses)
+			assert.Positive(t, s.Network.PFCPausedNS)
+			assert.Greater(t, s.GoodputGbps, 90.0, "the bottleneck never idles")
+		},
 		"lossy-mix.json": func(t *testing.T, s *Summary) {
 			assert.Equal(t, uint64(1200), s.WRCompleted["SUCCESS"])
 			assert.NotZero(t, s.Network.Drops["burst"])

@@ -152,6 +152,13 @@ func New(sc *Scenario, opt Options) (*Sim, error) {
 			}
 		}
 		sw = s.net.NewSwitch(w.Name, max(ports, 1), sim.PortConfig{QueueLimit: w.QueueBytes, ECNThreshold: w.ECNBytes})
+		if w.PFCXOffBytes > 0 {
+			xon := w.PFCXOnBytes
+			if xon == 0 {
+				xon = w.PFCXOffBytes / 2
+			}
+			sw.SetPFC(sim.PFCConfig{XOff: w.PFCXOffBytes, XOn: xon})
+		}
 	}
 	nextPort := 0
 	port := func(name string) *sim.Port {

@@ -112,6 +112,8 @@ type NetworkSummary struct {
 	Corrupted    uint64            `json:"corrupted"`
 	ECNMarked    uint64            `json:"ecn_marked"`
 	PeakQueue    int               `json:"peak_switch_queue_bytes"`
+	PFCPauses    uint64            `json:"pfc_pauses"`    // PFC pause frames sent
+	PFCPausedNS  float64           `json:"pfc_paused_ns"` // time senders spent paused, summed over ports
 }
 
 // Statuses that always appear in WRCompleted, even at 0.
@@ -207,6 +209,8 @@ func (s *Sim) summary(end sim.Time, wall time.Duration) *Summary {
 			net.Reordered += c.Reordered
 			net.Corrupted += c.Corrupted
 			net.ECNMarked += c.ECNMarked
+			net.PFCPauses += c.PauseFrames
+			net.PFCPausedNS += c.PausedTime.Nanoseconds()
 		}
 		for _, p := range []*sim.Port{l.A(), l.B()} {
 			if p != nil && p.Link() != nil && s.isSwitchPort(p) {
@@ -304,6 +308,9 @@ func (sum *Summary) WriteText(w io.Writer) error {
 	n := &sum.Network
 	line("network", "%d frames on the wire; dropped: %d loss, %d burst, %d dead, %d queue; %d duplicated, %d reordered, %d corrupted, %d ECN-marked",
 		n.FramesOnWire, n.Drops["loss"], n.Drops["burst"], n.Drops["dead"], n.Drops["queue"], n.Duplicated, n.Reordered, n.Corrupted, n.ECNMarked)
+	if n.PFCPauses > 0 {
+		line("PFC", "%d pauses, senders paused %s in all", n.PFCPauses, nsString(n.PFCPausedNS))
+	}
 	line("NIC drops", "%d bad ICRC, %d malformed, %d bad IP checksum, %d misaddressed, %d unknown QP; %d arrived CE",
 		sum.ICRCErrors, sum.Malformed, sum.IPChecksumErrors, sum.Misaddressed, sum.UnknownQP, sum.ECNCEReceived)
 	integrity := fmt.Sprintf("OK (%d checks)", sum.IntegrityChecks)
