@@ -18,7 +18,7 @@ const simUsage = `usage: rocekit sim [flags]
 Simulate RoCEv2 RC traffic: hosts whose NICs run RC queue pairs exchange
 real RoCEv2 frames (with ICRC) over simulated links with loss, burst loss,
 reordering, duplication, corruption and dead intervals, optionally through a
-switch with drop-tail queues and ECN marking. Work requests are generated
+switch with drop-tail queues, ECN marking and PFC. Work requests are generated
 lazily and every payload is checked where it lands.
 
 With no flags: two hosts on a 100 Gb/s link with 1 us propagation delay and
