@@ -84,6 +84,7 @@ type Reader struct {
 	rec    Record
 
 	// classic pcap
+	le      bool // order is little-endian
 	nano    bool
 	snaplen uint32
 	link    LinkType
@@ -286,6 +287,7 @@ func (r *Reader) readPcapHeader(order binary.ByteOrder, nano bool) error {
 		return r.headerReadErr(4+n, 24, err)
 	}
 	r.format, r.order, r.nano = FormatPcap, order, nano
+	r.le = order == binary.ByteOrder(binary.LittleEndian)
 	h := r.hdr[:24]
 	if major, minor := order.Uint16(h[4:6]), order.Uint16(h[6:8]); major != 2 {
 		return &FileError{Err: ErrUnsupportedVersion, Detail: fmt.Sprintf("pcap version %d.%d, want 2.x", major, minor)}
@@ -426,30 +428,42 @@ func (r *Reader) skip(n int64) (int64, error) {
 func (r *Reader) nextMapped() bool {
 	m := r.mem
 	b := m.b[m.pos:]
-	if len(b) < 16 {
-		return false
-	}
-	var sec, frac, caplen, orig uint32
-	if r.order == binary.ByteOrder(binary.LittleEndian) {
-		sec, frac = binary.LittleEndian.Uint32(b[0:4]), binary.LittleEndian.Uint32(b[4:8])
-		caplen, orig = binary.LittleEndian.Uint32(b[8:12]), binary.LittleEndian.Uint32(b[12:16])
-	} else {
-		sec, frac = binary.BigEndian.Uint32(b[0:4]), binary.BigEndian.Uint32(b[4:8])
-		caplen, orig = binary.BigEndian.Uint32(b[8:12]), binary.BigEndian.Uint32(b[12:16])
-	}
-	n := 16 + int(caplen)
-	if caplen > MaxRecordLen || (r.snaplen != 0 && caplen > r.snaplen) || n > len(b) {
+	sec, nsec, n, orig, ok := r.mappedHeader(b)
+	if !ok {
 		return false
 	}
 	off := r.off
 	m.advance(n)
 	r.off += int64(n)
-	nsec := int64(frac)
+	r.rec = r.record(off, true, sec, nsec, b[16:n:n], orig, r.link, 0)
+	return true
+}
+
+// mappedHeader reads the record header at the start of b, a view of a
+// memory-mapped classic pcap file: the time, the record's size with its
+// header, and the original length. ok is false unless b holds the whole
+// record and its length is acceptable.
+func (r *Reader) mappedHeader(b []byte) (sec, nsec int64, n int, orig uint32, ok bool) {
+	if len(b) < 16 {
+		return 0, 0, 0, 0, false
+	}
+	var s, frac, caplen uint32
+	if r.le {
+		s, frac = binary.LittleEndian.Uint32(b[0:4]), binary.LittleEndian.Uint32(b[4:8])
+		caplen, orig = binary.LittleEndian.Uint32(b[8:12]), binary.LittleEndian.Uint32(b[12:16])
+	} else {
+		s, frac = binary.BigEndian.Uint32(b[0:4]), binary.BigEndian.Uint32(b[4:8])
+		caplen, orig = binary.BigEndian.Uint32(b[8:12]), binary.BigEndian.Uint32(b[12:16])
+	}
+	n = 16 + int(caplen)
+	if caplen > MaxRecordLen || (r.snaplen != 0 && caplen > r.snaplen) || n > len(b) {
+		return 0, 0, 0, 0, false
+	}
+	nsec = int64(frac)
 	if !r.nano {
 		nsec *= 1000
 	}
-	r.setRecord(off, true, int64(sec), nsec, b[16:n:n], orig, r.link, 0)
-	return true
+	return int64(s), nsec, n, orig, true
 }
 
 func (r *Reader) nextPcap() error {
@@ -520,6 +534,11 @@ func (r *Reader) checkLen(off int64, caplen, snaplen uint32) error {
 // setRecord fills the reused Record. For ERF records the ERF timestamp
 // replaces the one given; hasTime false leaves Time zero.
 func (r *Reader) setRecord(off int64, hasTime bool, sec, nsec int64, data []byte, orig uint32, lt LinkType, ifc int) {
+	r.rec = r.record(off, hasTime, sec, nsec, data, orig, lt, ifc)
+}
+
+// record builds a Record (Index unset); see setRecord.
+func (r *Reader) record(off int64, hasTime bool, sec, nsec int64, data []byte, orig uint32, lt LinkType, ifc int) Record {
 	if lt == LinkTypeERF {
 		if s, ns, ok := erfTime(data); ok {
 			hasTime, sec, nsec = true, s, ns
@@ -529,7 +548,7 @@ func (r *Reader) setRecord(off int64, hasTime bool, sec, nsec int64, data []byte
 	if hasTime {
 		t = time.Unix(sec, nsec).UTC()
 	}
-	r.rec = Record{
+	return Record{
 		Offset:    off,
 		Time:      t,
 		CapLen:    len(data),

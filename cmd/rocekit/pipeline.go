@@ -105,7 +105,7 @@ type pipeline struct {
 	seq   uint64 // of the next batch the reader fills
 	track turns
 	write turns
-	err   error      // the reader's error, set by the worker writing the batch that carried it
+	err   error      // the reader's error, set in the last turn of the batch that carried it
 	done  chan error // the last batch of a file is written: its file's error
 }
 
@@ -213,21 +213,32 @@ func (p *pipeline) work() {
 			b.warnings = p.conv.observe(&fi, b.warnings)
 			s.wTo = len(b.warnings)
 		}
-		p.track.done()
-		if !p.cfg.summary {
-			p.render(&fi, b)
+		if p.cfg.summary {
+			// Nothing to write: the batch ends in its analysis turn.
+			p.finish(b)
+			p.track.done()
+			p.free <- b
+			continue
 		}
+		p.track.done()
+		p.render(&fi, b)
 		p.write.wait(b.seq)
 		p.out.Write(b.out)
-		if b.err != nil {
-			p.err = b.err
-		}
-		if b.last {
-			p.done <- p.err
-			p.err = nil
-		}
+		p.finish(b)
 		p.write.done()
 		p.free <- b
+	}
+}
+
+// finish records the reader's error a batch carried and, after the last
+// batch of a file, reports the file's error. It runs in the batch's turn.
+func (p *pipeline) finish(b *batch) {
+	if b.err != nil {
+		p.err = b.err
+	}
+	if b.last {
+		p.done <- p.err
+		p.err = nil
 	}
 }
 
