@@ -393,8 +393,8 @@ func appendJSONString(b []byte, s string) []byte { return jsonw.AppendString(b, 
 // object but for the PSN. Entries are keyed by every header byte they
 // depend on, so the output is the same as rendering each frame whole.
 type jsonCache struct {
-	lower [64]lowerEntry
-	bth   [256]bthEntry
+	lower [256]lowerEntry
+	bth   [1024]bthEntry
 }
 
 // lowerKey holds the bytes of Ethernet (14), IPv4 without options (bytes
@@ -430,7 +430,7 @@ func (c *jsonCache) appendEthIPv4UDP(b []byte, f *packet.Frame) []byte {
 	x := binary.LittleEndian.Uint64(k[0:]) ^ binary.LittleEndian.Uint64(k[8:])*31 ^
 		binary.LittleEndian.Uint64(k[16:])*961 ^ binary.LittleEndian.Uint64(k[24:])*29791 ^
 		uint64(binary.LittleEndian.Uint16(k[32:]))
-	e := &c.lower[(x*0x9E3779B97F4A7C15)>>58]
+	e := &c.lower[(x*0x9E3779B97F4A7C15)>>56]
 	if !e.set || e.key != k {
 		e.fill(k, f)
 	}
@@ -481,7 +481,7 @@ func (e *lowerEntry) fill(k lowerKey, f *packet.Frame) {
 // appendBTH appends what appendBTHJSON does.
 func (c *jsonCache) appendBTH(b []byte, h bth.BTH) []byte {
 	k, k8 := binary.LittleEndian.Uint64(h[0:8]), h[8]
-	e := &c.bth[((k^uint64(k8)<<56)*0x9E3779B97F4A7C15)>>56]
+	e := &c.bth[((k^uint64(k8)<<56)*0x9E3779B97F4A7C15)>>54]
 	if !e.set || e.key != k || e.key8 != k8 {
 		e.text = appendBTHHead(e.text[:0], h)
 		e.key, e.key8, e.set = k, k8, true
