@@ -2,6 +2,8 @@ package pcap
 
 import (
 	"encoding/binary"
+	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -176,4 +178,40 @@ func TestPcapngTimestampResolutions(t *testing.T) {
 func TestRecordTimeIsUTC(t *testing.T) {
 	recs := mustReadAll(t, newPcapFile(binary.LittleEndian, true, 0, LinkTypeEthernet).record(1, 1, 14, frame(14, 0)).bytes())
 	assert.Equal(t, time.UTC, recs[0].Time.Location())
+}
+
+// NextInto fills the caller's Record exactly as Next returns it, for every
+// shared capture read in place and as a stream, and leaves it alone at the
+// end of the file.
+func TestNextIntoSameAsNext(t *testing.T) {
+	for _, name := range captureFiles(t) {
+		for _, stream := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/stream=%v", filepath.Base(name), stream), func(t *testing.T) {
+				if stream {
+					t.Setenv("ROCEKIT_NO_MMAP", "1")
+				}
+				a, err := Open(name)
+				require.NoError(t, err)
+				defer a.Close()
+				b, err := Open(name)
+				require.NoError(t, err)
+				defer b.Close()
+				require.Equal(t, !stream, b.Mapped())
+				var got Record
+				n := 0
+				for {
+					want, errA := a.Next()
+					errB := b.NextInto(&got)
+					require.Equal(t, errA, errB)
+					if errA != nil {
+						break
+					}
+					n++
+					assert.Equal(t, *want, got, "record %d", n)
+				}
+				require.Greater(t, n, 0)
+				assert.Equal(t, n, got.Index, "last record kept after io.EOF")
+			})
+		}
+	}
 }

@@ -81,7 +81,8 @@ type Reader struct {
 	err    error // sticky error
 	hdr    [32]byte
 	buf    []byte
-	rec    Record
+	rec    Record  // what Next returns
+	dst    *Record // the Record NextInto is filling
 
 	// classic pcap
 	le      bool // order is little-endian
@@ -340,9 +341,21 @@ func (r *Reader) Close() error {
 // *FileError when the file is damaged; after an error it returns the same
 // error again. The Record and its Data are reused by the next call.
 func (r *Reader) Next() (*Record, error) {
-	if r.err != nil {
-		return nil, r.err
+	if err := r.NextInto(&r.rec); err != nil {
+		return nil, err
 	}
+	return &r.rec, nil
+}
+
+// NextInto is Next filling the caller's Record (every field), so a reader
+// that keeps records need not copy them; rec is left alone on an error.
+// Data is valid as Next's is: until the next call, or until Close for a
+// Mapped Reader.
+func (r *Reader) NextInto(rec *Record) error {
+	if r.err != nil {
+		return r.err
+	}
+	r.dst = rec
 	var err error
 	if r.format == FormatPcap {
 		err = r.nextPcap()
@@ -351,11 +364,11 @@ func (r *Reader) Next() (*Record, error) {
 	}
 	if err != nil {
 		r.err = err
-		return nil, err
+		return err
 	}
 	r.n++
-	r.rec.Index = r.n
-	return &r.rec, nil
+	rec.Index = r.n
+	return nil
 }
 
 // grow returns r.buf resized to n bytes, reallocating only when n exceeds
@@ -435,7 +448,7 @@ func (r *Reader) nextMapped() bool {
 	off := r.off
 	m.advance(n)
 	r.off += int64(n)
-	r.rec = r.record(off, true, sec, nsec, b[16:n:n], orig, r.link, 0)
+	r.setRecord(off, true, sec, nsec, b[16:n:n], orig, r.link, 0)
 	return true
 }
 
@@ -531,30 +544,26 @@ func (r *Reader) checkLen(off int64, caplen, snaplen uint32) error {
 	return nil
 }
 
-// setRecord fills the reused Record. For ERF records the ERF timestamp
-// replaces the one given; hasTime false leaves Time zero.
+// setRecord fills the Record being read (r.dst), field by field (the
+// caller reads it soon: one wide copy of fields just written one by one
+// would stall). For ERF records the ERF timestamp replaces the one given;
+// hasTime false leaves Time zero. Index is set by NextInto.
 func (r *Reader) setRecord(off int64, hasTime bool, sec, nsec int64, data []byte, orig uint32, lt LinkType, ifc int) {
-	r.rec = r.record(off, hasTime, sec, nsec, data, orig, lt, ifc)
-}
-
-// record builds a Record (Index unset); see setRecord.
-func (r *Reader) record(off int64, hasTime bool, sec, nsec int64, data []byte, orig uint32, lt LinkType, ifc int) Record {
 	if lt == LinkTypeERF {
 		if s, ns, ok := erfTime(data); ok {
 			hasTime, sec, nsec = true, s, ns
 		}
 	}
-	var t time.Time
+	rec := r.dst
+	rec.Offset = off
 	if hasTime {
-		t = time.Unix(sec, nsec).UTC()
+		rec.Time = time.Unix(sec, nsec).UTC()
+	} else {
+		rec.Time = time.Time{}
 	}
-	return Record{
-		Offset:    off,
-		Time:      t,
-		CapLen:    len(data),
-		OrigLen:   int(orig),
-		LinkType:  lt,
-		Interface: ifc,
-		Data:      data,
-	}
+	rec.CapLen = len(data)
+	rec.OrigLen = int(orig)
+	rec.LinkType = lt
+	rec.Interface = ifc
+	rec.Data = data
 }

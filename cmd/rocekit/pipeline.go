@@ -150,22 +150,20 @@ func (p *pipeline) file(name string, many bool) error {
 	b := <-p.free
 	b.reset(label)
 	for {
-		rec, err := r.Next()
-		if err != nil {
+		s := &b.slots[b.n]
+		if err := r.NextInto(&s.rec); err != nil {
 			if err != io.EOF {
 				b.err = err
 			}
 			break
 		}
-		if p.cfg.last > 0 && rec.Index > p.cfg.last {
+		if p.cfg.last > 0 && s.rec.Index > p.cfg.last {
 			continue // read on to the end, to report damage
 		}
-		s := &b.slots[b.n]
 		b.n++
-		s.rec = *rec
 		if !inPlace {
 			start := len(b.arena)
-			b.arena = append(b.arena, rec.Data...)
+			b.arena = append(b.arena, s.rec.Data...)
 			s.rec.Data = b.arena[start:len(b.arena):len(b.arena)]
 		}
 		if b.n == batchFrames {
