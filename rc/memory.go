@@ -68,6 +68,7 @@ func (m *MR) span(va uint64, n uint64) ([]byte, bool) {
 // reach, by R_Key. QPs may share one Memory.
 type Memory struct {
 	byKey map[uint32]*MR
+	gen   uint64 // changes with every Register and Deregister (see responder.check)
 }
 
 // NewMemory returns an empty protection domain.
@@ -82,11 +83,15 @@ func (m *Memory) Register(mr *MR) error {
 		return fmt.Errorf("%w: 0x%x", ErrKeyInUse, mr.RKey)
 	}
 	m.byKey[mr.RKey] = mr
+	m.gen++
 	return nil
 }
 
 // Deregister removes the region with R_Key rkey, if any.
-func (m *Memory) Deregister(rkey uint32) { delete(m.byKey, rkey) }
+func (m *Memory) Deregister(rkey uint32) {
+	delete(m.byKey, rkey)
+	m.gen++
+}
 
 // Lookup returns the region with R_Key rkey, or nil.
 func (m *Memory) Lookup(rkey uint32) *MR { return m.byKey[rkey] }
@@ -110,7 +115,10 @@ func (m *Memory) check(rkey uint32, va uint64, n uint64, need Access) (*MR, []by
 	if m == nil {
 		return nil, nil, false
 	}
-	mr := m.byKey[rkey]
+	return m.checkMR(m.byKey[rkey], va, n, need)
+}
+
+func (m *Memory) checkMR(mr *MR, va uint64, n uint64, need Access) (*MR, []byte, bool) {
 	if mr == nil || mr.invalid || mr.Access&need != need {
 		return nil, nil, false
 	}

@@ -28,20 +28,41 @@ import (
 // memory regions: encode them before the next call on the QP and before the
 // memory changes.
 type QP struct {
-	cfg     Config
-	state   State
-	mtu     uint32
-	timeout sim.Time
-	window  uint32
-	now     sim.Time
-
-	comps []Completion
-	stats Stats
-
-	req requester
-	rsp responder
-
+	// The fields every call reads or writes come first, in one cache line:
+	// with thousands of QPs each one is cold when its turn comes, and every
+	// distinct line a packet touches is a miss. Below them the requester's
+	// and the responder's per-packet state (TestLayout pins the lines), then
+	// the rings' inline storage; the configuration and the rarer counters
+	// are last. New aligns the QP to a line (qpAlloc).
+	now        sim.Time
+	timeout    sim.Time
+	pktsSent   uint64 // Stats.PacketsSent
+	pktsRecv   uint64 // Stats.PacketsReceived
+	state      State
 	preferResp bool // NextPacket alternates between responder and requester
+	pkey       uint16
+	qpn        uint32
+	destQPN    uint32
+	mtu        uint32
+	window     uint32
+	access     Access
+	signalAll  bool
+	advCredits bool
+	memory     *Memory
+
+	req   requester
+	comps []Completion
+	rsp   responder
+
+	// Inline storage of the send and receive queues while they are at most
+	// initRing deep (the responder holds that of its jobs).
+	sqInline [initRing]sendWQE
+	rqInline [initRing]RecvWR
+
+	rnrAt sim.Time // requester: when the RNR wait ends
+
+	cfg   Config
+	stats Stats // but PacketsSent and PacketsReceived, kept above
 }
 
 // Stats counts what a QP did.
@@ -60,6 +81,15 @@ type Stats struct {
 	OutOfSequence   uint64 // too-new requests dropped by the responder
 }
 
+// qpAlloc places a QP on a cache-line boundary: Go aligns allocations of
+// 1 KiB and more to 64 bytes, but puts an 8-byte type header (a "malloc
+// header") before the data of one that holds pointers. TestLayout checks
+// that New's QPs are aligned.
+type qpAlloc struct {
+	_ [64 - 8]byte
+	q QP
+}
+
 // New returns a connected QP in the RTS state.
 func New(cfg Config) (*QP, error) {
 	if cfg.PKey == 0 {
@@ -68,7 +98,10 @@ func New(cfg Config) (*QP, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	q := &QP{cfg: cfg, state: StateRTS, mtu: uint32(cfg.MTU), timeout: AckTimeout(cfg.Timeout), window: cfg.Window}
+	q := &new(qpAlloc).q
+	*q = QP{cfg: cfg, state: StateRTS, mtu: uint32(cfg.MTU), timeout: AckTimeout(cfg.Timeout), window: cfg.Window,
+		pkey: cfg.PKey, qpn: cfg.QPN, destQPN: cfg.DestQPN, access: cfg.Access, signalAll: cfg.SignalAll,
+		advCredits: cfg.AdvertiseCredits, memory: cfg.Memory}
 	if q.window == 0 {
 		q.window = MaxOutstandingPSNs
 	}
@@ -85,7 +118,11 @@ func (q *QP) Config() Config { return q.cfg }
 func (q *QP) State() State { return q.state }
 
 // Stats returns the counters.
-func (q *QP) Stats() Stats { return q.stats }
+func (q *QP) Stats() Stats {
+	s := q.stats
+	s.PacketsSent, s.PacketsReceived = q.pktsSent, q.pktsRecv
+	return s
+}
 
 // Errors returned by PostSend and PostRecv.
 var (
@@ -130,7 +167,7 @@ func (q *QP) checkWR(wr *WR) error {
 // at once with WR_FLUSH_ERR.
 func (q *QP) PostRecv(wr RecvWR) error {
 	if q.state == StateError {
-		q.comps = append(q.comps, Completion{WRID: wr.ID, Status: WRFlushErr, Opcode: WCRecv, QPN: q.cfg.QPN})
+		q.comps = append(q.comps, Completion{WRID: wr.ID, Status: WRFlushErr, Opcode: WCRecv, QPN: q.qpn})
 		return nil
 	}
 	q.rsp.rq.push(wr)
@@ -166,13 +203,13 @@ func (q *QP) Receive(now sim.Time, p *packet.Packet) {
 // ReceiveFields is Receive for a packet given as plain fields.
 func (q *QP) ReceiveFields(now sim.Time, f *packet.Fields) {
 	q.advance(now)
-	q.stats.PacketsReceived++
+	q.pktsRecv++
 	op := f.BTH.Opcode
 	// Checks made on every packet (ib-facts.md §5.11): RC opcode, TVer 0,
 	// our QPN, matching P_Key. A failing packet is dropped silently, and so
 	// is everything once the QP is in the Error state (§5.10).
 	if q.state == StateError || op.Transport() != opcode.RC || !op.Valid() || f.BTH.TVer != 0 ||
-		f.BTH.DestQP != q.cfg.QPN || !PKeyMatch(f.BTH.PKey, q.cfg.PKey) {
+		f.BTH.DestQP != q.qpn || !PKeyMatch(f.BTH.PKey, q.pkey) {
 		q.stats.Dropped++
 		return
 	}
@@ -204,7 +241,7 @@ func (q *QP) NextPacket(now sim.Time, f *packet.Fields) bool {
 	}
 	if ok {
 		q.preferResp = !q.preferResp
-		q.stats.PacketsSent++
+		q.pktsSent++
 	}
 	return ok
 }
@@ -236,7 +273,7 @@ func (q *QP) AppendCompletions(dst []Completion) []Completion {
 func (q *QP) PendingCompletions() int { return len(q.comps) }
 
 func (q *QP) complete(id uint64, st Status, op WCOpcode, n uint32) {
-	q.comps = append(q.comps, Completion{WRID: id, Status: st, Opcode: op, ByteLen: n, QPN: q.cfg.QPN})
+	q.comps = append(q.comps, Completion{WRID: id, Status: st, Opcode: op, ByteLen: n, QPN: q.qpn})
 }
 
 // enterError moves the QP to Error: every send WR still queued and every
@@ -269,7 +306,7 @@ func (q *QP) RemoteMSN() uint32 { return q.req.remoteMSN }
 // Credits is the credit count of that AETH (ib-facts.md §5.8): limited is
 // false for "unlimited" (0x1F). The requester records credits but does not
 // hold SENDs back for them.
-func (q *QP) Credits() (n int, limited bool) { return q.req.credits, q.req.creditsLimit }
+func (q *QP) Credits() (n int, limited bool) { return int(q.req.credits), q.req.creditsLimit }
 
 // SendQueueLen is the number of send WRs posted and not yet completed.
 func (q *QP) SendQueueLen() int { return q.req.sq.len() }

@@ -30,42 +30,49 @@ func (w *sendWQE) last() uint32 { return AddPSN(w.first, w.npsn-1) }
 // oldest PSN not yet acknowledged. Go-back-N moves cur back; responses
 // complete WQEs from the head, in order.
 type requester struct {
-	q *QP
+	// What an idle requester's checks read (canSend, tick, nextWake) shares
+	// a cache line: first in the struct, which starts a line.
+	q       *QP
+	sq      ring[sendWQE]
+	cur     int32
+	sent    int32
+	timerAt sim.Time
+	timerOn bool
+	rnrOn   bool // waiting out an RNR NAK: no sending, no transport timer
+	// retrying is rxe's started_retry: a go-back-N has been started and no
+	// progress seen since; a further NAK or skipped READ response does not
+	// start another (only a timeout does).
+	retrying     bool
+	retryLeft    uint8
+	rnrLeft      uint8
+	creditsLimit bool
+	retryCnt     uint8 // Config.RetryCnt
+	rnrRetry     uint8 // Config.RNRRetry
 
-	sq     ring[sendWQE]
-	sent   int
-	cur    int
 	curPkt uint32
 	npsn   uint32
 	hiPSN  uint32
 	una    uint32
 
-	ordInUse int // READ/atomic WQEs transmitted and not completed
-	noAck    int // packets sent since the last one with AckReq
+	ordInUse int32 // READ/atomic WQEs transmitted and not completed
+	noAck    int32 // packets sent since the last one with AckReq
+	maxRd    int32 // Config.MaxRdAtomic
 
-	retryLeft uint8
-	rnrLeft   uint8
-	// retrying is rxe's started_retry: a go-back-N has been started and no
-	// progress seen since; a further NAK or skipped READ response does not
-	// start another (only a timeout does).
-	retrying bool
+	remoteMSN uint32
+	credits   int32
 
-	timerOn bool
-	timerAt sim.Time
-	rnrOn   bool // waiting out an RNR NAK: no sending, no transport timer
-	rnrAt   sim.Time
-	rnrPSN  uint32
-
-	remoteMSN    uint32
-	credits      int
-	creditsLimit bool
+	rnrPSN uint32
+	// rnrAt, when the RNR wait ends, is QP.rnrAt: here it would push the
+	// responder's fields off their cache-line boundary.
 }
 
 func (r *requester) init(q *QP) {
 	r.q = q
 	r.npsn, r.hiPSN, r.una = q.cfg.SQPSN, q.cfg.SQPSN, q.cfg.SQPSN
-	r.retryLeft, r.rnrLeft = q.cfg.RetryCnt, q.cfg.RNRRetry
-	r.sq.reserve(initRing)
+	r.retryCnt, r.rnrRetry = q.cfg.RetryCnt, q.cfg.RNRRetry
+	r.retryLeft, r.rnrLeft = r.retryCnt, r.rnrRetry
+	r.maxRd = int32(min(q.cfg.MaxRdAtomic, 1<<31-1))
+	r.sq.use(q.sqInline[:])
 }
 
 func (r *requester) post(wr *WR) {
@@ -94,10 +101,10 @@ func (r *requester) outstanding() bool { return DiffPSN(r.una, r.hiPSN) < 0 }
 // canSend reports whether next would produce a packet.
 func (r *requester) canSend() bool {
 	q := r.q
-	if q.state != StateRTS || r.rnrOn || r.cur >= r.sq.len() {
+	if q.state != StateRTS || r.rnrOn || int(r.cur) >= r.sq.len() {
 		return false
 	}
-	w := r.sq.at(r.cur)
+	w := r.sq.at(int(r.cur))
 	span := uint32(1)
 	if w.wr.Opcode == WRRDMARead {
 		span = w.npsn - r.curPkt
@@ -115,7 +122,7 @@ func (r *requester) canSend() bool {
 		return false
 	}
 	// ORD: at most max_rd_atomic READ/atomics in flight (§5.5).
-	if w.wr.Opcode.needsResponse() && r.ordInUse >= q.cfg.MaxRdAtomic {
+	if w.wr.Opcode.needsResponse() && r.ordInUse >= r.maxRd {
 		return false
 	}
 	return true
@@ -127,7 +134,7 @@ func (r *requester) next(f *packet.Fields) bool {
 		return false
 	}
 	q := r.q
-	w := r.sq.at(r.cur)
+	w := r.sq.at(int(r.cur))
 	if r.cur == r.sent {
 		w.first = r.npsn
 		r.sent++
@@ -137,8 +144,8 @@ func (r *requester) next(f *packet.Fields) bool {
 	}
 	psn := AddPSN(w.first, r.curPkt)
 	*f = packet.Fields{}
-	f.BTH.PKey = q.cfg.PKey
-	f.BTH.DestQP = q.cfg.DestQPN
+	f.BTH.PKey = q.pkey
+	f.BTH.DestQP = q.destQPN
 	f.BTH.PSN = psn
 	ackReq := false
 	wr := &w.wr
@@ -261,8 +268,8 @@ func requestOpcode(op WROpcode, pos opcode.Position) opcode.Opcode {
 // seek puts the transmit position at psn, which lies in [una, hiPSN]:
 // go-back-N retransmits from there (§5.5).
 func (r *requester) seek(psn uint32) {
-	for i := 0; i < r.sent; i++ {
-		w := r.sq.at(i)
+	for i := int32(0); i < r.sent; i++ {
+		w := r.sq.at(int(i))
 		if DiffPSN(psn, AddPSN(w.first, w.npsn)) < 0 {
 			r.cur, r.curPkt, r.npsn = i, subPSN(psn, w.first), psn
 			return
@@ -281,7 +288,7 @@ func (r *requester) progress(una uint32) {
 	}
 	q := r.q
 	r.una = una
-	r.retryLeft, r.rnrLeft = q.cfg.RetryCnt, q.cfg.RNRRetry
+	r.retryLeft, r.rnrLeft = r.retryCnt, r.rnrRetry
 	r.retrying = false
 	r.timerOn = false
 	if r.outstanding() && q.timeout > 0 && !r.rnrOn {
@@ -300,11 +307,11 @@ func (r *requester) completeHead(st Status) {
 	if w.wr.Opcode.needsResponse() {
 		r.ordInUse--
 	}
-	if st != Success || q.cfg.SignalAll || w.wr.Flags&Signaled != 0 {
+	if st != Success || q.signalAll || w.wr.Flags&Signaled != 0 {
 		// A failed completion is reported even if unsignalled (§5.5).
 		q.complete(w.wr.ID, st, w.wr.Opcode.wcOpcode(), w.length)
 	}
-	r.sq.pop()
+	r.sq.drop()
 	r.sent--
 	r.cur--
 	if r.cur < 0 {
@@ -330,7 +337,7 @@ func (r *requester) flush() {
 	for r.sq.len() > 0 {
 		w := r.sq.at(0)
 		q.complete(w.wr.ID, WRFlushErr, w.wr.Opcode.wcOpcode(), 0)
-		r.sq.pop()
+		r.sq.drop()
 	}
 	r.sent, r.cur, r.curPkt, r.ordInUse = 0, 0, 0, 0
 	r.timerOn, r.rnrOn = false, false
@@ -361,7 +368,7 @@ func (r *requester) retry(psn uint32, timeout bool) {
 func (r *requester) nextWake() (sim.Time, bool) {
 	switch {
 	case r.rnrOn:
-		return r.rnrAt, true
+		return r.q.rnrAt, true
 	case r.timerOn:
 		return r.timerAt, true
 	}
@@ -373,7 +380,7 @@ func (r *requester) tick() {
 	if q.state != StateRTS {
 		return
 	}
-	if r.rnrOn && q.now >= r.rnrAt {
+	if r.rnrOn && q.now >= q.rnrAt {
 		// RNR wait over: retransmit from the NAKed PSN (§5.5).
 		r.rnrOn = false
 		psn := r.rnrPSN
@@ -453,7 +460,8 @@ func (r *requester) noteAETH(f *packet.Fields) {
 	}
 	// MSN and credits (§5.8, §5.9): recorded, not used to hold back SENDs.
 	r.remoteMSN = f.AETH.MSN
-	r.credits, r.creditsLimit = s.Credits()
+	n, limited := s.Credits()
+	r.credits, r.creditsLimit = int32(n), limited
 }
 
 // ack handles an Acknowledge: ACK, RNR NAK or NAK with PSN p, where p lies
@@ -489,7 +497,7 @@ func (r *requester) ack(f *packet.Fields, w *sendWQE) {
 		}
 		// Wait the RNR time, with the transport timer off so it cannot cut
 		// the wait short (§5.5, rxe "Fix rnr retry behavior").
-		r.rnrOn, r.rnrAt, r.rnrPSN = true, q.now+RNRDelay(s.RNRTimer()), p
+		r.rnrOn, q.rnrAt, r.rnrPSN = true, q.now+RNRDelay(s.RNRTimer()), p
 		r.timerOn = false
 	case aeth.NAK:
 		switch s.NAKCode() {

@@ -19,14 +19,14 @@ const (
 // requests were processed, so they stay in PSN order; a READ job produces
 // its packets one NextPacket at a time, reading memory as it goes.
 type job struct {
-	kind  jobKind
-	syn   aeth.Syndrome
-	psn   uint32 // PSN of the next packet
-	first uint32 // READ: the original first PSN (First/Only vs Middle/Last)
-	last  uint32 // READ: the PSN of the last response
-	msn   uint32
-	data  []byte // READ: bytes still to send (a view of the memory region)
-	orig  uint64 // ATOMIC ACK: original remote data
+	kind    jobKind
+	syn     aeth.Syndrome
+	started bool   // READ: a response went out (next ones are Middle/Last)
+	psn     uint32 // PSN of the next packet
+	msn     uint32
+	last    uint32 // READ: the PSN of the last response
+	data    []byte // READ: bytes still to send (a view of the memory region)
+	orig    uint64 // ATOMIC ACK: original remote data
 }
 
 // resKind is what a responder resource saved (ib-facts.md §5.4).
@@ -61,35 +61,59 @@ const (
 
 // responder is the receive side of a QP (ib-facts.md §5.4, §5.6, §5.9).
 type responder struct {
-	q *QP
-
-	rq      ring[RecvWR]
+	// Two cache lines (the struct starts one) hold what a request packet
+	// reads and writes, and the ACK fields of the first job slot.
+	q       *QP
+	jobs    ring[job]
 	epsn    uint32
 	msn     uint32
 	nakSent bool // one PSN-sequence NAK per gap (§5.4 rule 2)
-
 	seq     seqState
-	sendOff uint32 // bytes of the current SEND written into rq[0].Buf
-	wdata   []byte // WRITE: target bytes still to fill
 	wlen    uint32 // WRITE: DMA length
+	// The region the last check found (by key, while the Memory's
+	// generation is mrGen): a QP's requests mostly name one region, and
+	// this saves the map's cache lines.
+	mrKey uint32
+	wdata []byte // WRITE: target bytes still to fill
+	mr    *MR
+	mrGen uint64
 
-	res     []resource
+	jobsInline [initRing]job
+
+	sendOff uint32 // bytes of the current SEND written into rq[0].Buf
 	resNext int
-
-	jobs ring[job]
+	rq      ring[RecvWR]
+	res     []resource
 }
 
 func (r *responder) init(q *QP) {
 	r.q = q
 	r.epsn = q.cfg.RQPSN
 	r.res = make([]resource, q.cfg.MaxDestRdAtomic)
-	r.jobs.reserve(initRing)
+	r.jobs.use(r.jobsInline[:])
+	r.rq.use(q.rqInline[:])
+}
+
+// check is Memory.check on the QP's memory, through the one-region cache.
+func (r *responder) check(rkey uint32, va uint64, n uint64, need Access) (*MR, []byte, bool) {
+	m := r.q.memory
+	if m == nil {
+		return nil, nil, false
+	}
+	if r.mr == nil || r.mrKey != rkey || r.mrGen != m.gen {
+		mr := m.byKey[rkey]
+		if mr == nil {
+			return nil, nil, false
+		}
+		r.mr, r.mrKey, r.mrGen = mr, rkey, m.gen
+	}
+	return m.checkMR(r.mr, va, n, need)
 }
 
 // ackSyndrome is the syndrome of a positive ACK: "unlimited" 0x1F as rxe
 // sends, or the posted receive count with Config.AdvertiseCredits (§5.8).
 func (r *responder) ackSyndrome() aeth.Syndrome {
-	if r.q.cfg.AdvertiseCredits {
+	if r.q.advCredits {
 		return aeth.ACKSyndrome(aeth.CreditCodeFor(r.rq.len()))
 	}
 	return aeth.ACKSyndrome(aeth.Unlimited)
@@ -105,11 +129,14 @@ func (r *responder) queueAck(psn uint32, syn aeth.Syndrome) {
 			return
 		}
 	}
-	*r.jobs.pushSlot() = job{kind: jobAck, psn: psn, syn: syn, msn: r.msn}
+	r.queueNAK(psn, syn)
 }
 
 func (r *responder) queueNAK(psn uint32, syn aeth.Syndrome) {
-	*r.jobs.pushSlot() = job{kind: jobAck, psn: psn, syn: syn, msn: r.msn}
+	// The slot is zero (popped slots are cleared): only the ACK's fields
+	// need writing.
+	j := r.jobs.pushSlot()
+	j.kind, j.syn, j.psn, j.msn = jobAck, syn, psn, r.msn
 }
 
 // classC handles a class C error (§5.6): NAK the packet, optionally
@@ -118,7 +145,7 @@ func (r *responder) classC(psn uint32, code aeth.NAKCode, recvStatus Status) {
 	r.queueNAK(psn, aeth.NAKSyndrome(code))
 	if recvStatus != Success && r.rq.len() > 0 {
 		w := r.rq.pop()
-		r.q.comps = append(r.q.comps, Completion{WRID: w.ID, Status: recvStatus, Opcode: WCRecv, QPN: r.q.cfg.QPN})
+		r.q.comps = append(r.q.comps, Completion{WRID: w.ID, Status: recvStatus, Opcode: WCRecv, QPN: r.q.qpn})
 	}
 	r.q.enterError()
 }
@@ -136,7 +163,7 @@ func (r *responder) rnr(psn uint32) {
 func (r *responder) flush() {
 	for r.rq.len() > 0 {
 		w := r.rq.pop()
-		r.q.comps = append(r.q.comps, Completion{WRID: w.ID, Status: WRFlushErr, Opcode: WCRecv, QPN: r.q.cfg.QPN})
+		r.q.comps = append(r.q.comps, Completion{WRID: w.ID, Status: WRFlushErr, Opcode: WCRecv, QPN: r.q.qpn})
 	}
 	r.seq = seqNone
 }
@@ -248,7 +275,7 @@ func (r *responder) send(f *packet.Fields) {
 	}
 	if pos == opcode.Last || pos == opcode.Only {
 		r.seq = seqNone
-		c := Completion{WRID: r.rq.at(0).ID, Opcode: WCRecv, ByteLen: r.sendOff, QPN: q.cfg.QPN}
+		c := Completion{WRID: r.rq.at(0).ID, Opcode: WCRecv, ByteLen: r.sendOff, QPN: q.qpn}
 		if op.HasImmediate() {
 			c.Flags |= WithImm
 			c.Imm = f.ImmDt.Imm
@@ -258,7 +285,7 @@ func (r *responder) send(f *packet.Fields) {
 			// completes with REM_INV_REQ_ERR and the QP fails (§5.6). We
 			// also NAK invalid request so the requester learns of it (the
 			// wire reaction is not in our sources).
-			if !q.cfg.Memory.invalidate(f.IETH.RKey) {
+			if !q.memory.invalidate(f.IETH.RKey) {
 				r.queueNAK(p, aeth.NAKSyndrome(aeth.InvalidRequest))
 				c.Status = RemInvReqErr
 				r.rq.pop()
@@ -282,7 +309,7 @@ func (r *responder) write(f *packet.Fields) {
 	op := f.BTH.Opcode
 	pos := op.Position()
 	if pos == opcode.First || pos == opcode.Only {
-		if q.cfg.Access&RemoteWrite == 0 {
+		if q.access&RemoteWrite == 0 {
 			r.classC(p, aeth.InvalidRequest, Success) // not allowed on this QP (§5.6)
 			return
 		}
@@ -294,7 +321,7 @@ func (r *responder) write(f *packet.Fields) {
 		var data []byte
 		if dl > 0 { // a zero-length WRITE needs no valid R_Key (IBA C9-88, rxe)
 			var ok bool
-			if _, data, ok = q.cfg.Memory.check(f.RETH.RKey, f.RETH.VA, uint64(dl), RemoteWrite); !ok {
+			if _, data, ok = r.check(f.RETH.RKey, f.RETH.VA, uint64(dl), RemoteWrite); !ok {
 				r.classC(p, aeth.RemoteAccessError, Success)
 				return
 			}
@@ -336,7 +363,7 @@ func (r *responder) write(f *packet.Fields) {
 		if imm {
 			w := r.rq.pop()
 			q.comps = append(q.comps, Completion{WRID: w.ID, Opcode: WCRecvRDMAWithImm, ByteLen: r.wlen,
-				Flags: WithImm, Imm: f.ImmDt.Imm, QPN: q.cfg.QPN})
+				Flags: WithImm, Imm: f.ImmDt.Imm, QPN: q.qpn})
 		}
 		r.msn = AddPSN(r.msn, 1)
 	}
@@ -381,7 +408,7 @@ func (r *responder) needIRD(p uint32) bool {
 func (r *responder) read(f *packet.Fields) {
 	q := r.q
 	p := f.BTH.PSN
-	if q.cfg.Access&RemoteRead == 0 {
+	if q.access&RemoteRead == 0 {
 		r.classC(p, aeth.InvalidRequest, Success)
 		return
 	}
@@ -396,7 +423,7 @@ func (r *responder) read(f *packet.Fields) {
 	var data []byte
 	if dl > 0 {
 		var ok bool
-		if _, data, ok = q.cfg.Memory.check(f.RETH.RKey, f.RETH.VA, uint64(dl), RemoteRead); !ok {
+		if _, data, ok = r.check(f.RETH.RKey, f.RETH.VA, uint64(dl), RemoteRead); !ok {
 			r.classC(p, aeth.RemoteAccessError, Success)
 			return
 		}
@@ -406,14 +433,14 @@ func (r *responder) read(f *packet.Fields) {
 	r.msn = AddPSN(r.msn, 1) // READs count when accepted (§5.9, C9-148)
 	*r.takeResource() = resource{kind: resRead, first: p, last: last, va: f.RETH.VA, rkey: f.RETH.RKey,
 		length: dl, data: data, msn: r.msn}
-	*r.jobs.pushSlot() = job{kind: jobRead, psn: p, first: p, last: last, msn: r.msn, data: data}
+	*r.jobs.pushSlot() = job{kind: jobRead, psn: p, last: last, msn: r.msn, data: data}
 	r.epsn = AddPSN(p, n) // the READ's N PSNs (§5.3, §5.4 rule 1)
 }
 
 func (r *responder) atomic(f *packet.Fields) {
 	q := r.q
 	p := f.BTH.PSN
-	if q.cfg.Access&RemoteAtomic == 0 {
+	if q.access&RemoteAtomic == 0 {
 		r.classC(p, aeth.InvalidRequest, Success)
 		return
 	}
@@ -425,7 +452,7 @@ func (r *responder) atomic(f *packet.Fields) {
 		r.classC(p, aeth.InvalidRequest, Success)
 		return
 	}
-	_, b, ok := q.cfg.Memory.check(a.RKey, a.VA, 8, RemoteAtomic)
+	_, b, ok := r.check(a.RKey, a.VA, 8, RemoteAtomic)
 	if !ok {
 		r.classC(p, aeth.RemoteAccessError, Success)
 		return
@@ -450,7 +477,7 @@ func (r *responder) atomic(f *packet.Fields) {
 func (r *responder) atomicWrite(f *packet.Fields) {
 	q := r.q
 	p := f.BTH.PSN
-	if q.cfg.Access&RemoteWrite == 0 {
+	if q.access&RemoteWrite == 0 {
 		r.classC(p, aeth.InvalidRequest, Success)
 		return
 	}
@@ -461,7 +488,7 @@ func (r *responder) atomicWrite(f *packet.Fields) {
 		r.classC(p, aeth.InvalidRequest, Success)
 		return
 	}
-	_, b, ok := q.cfg.Memory.check(f.RETH.RKey, f.RETH.VA, 8, RemoteWrite)
+	_, b, ok := r.check(f.RETH.RKey, f.RETH.VA, 8, RemoteWrite)
 	if !ok {
 		r.classC(p, aeth.RemoteAccessError, Success)
 		return
@@ -489,13 +516,13 @@ func (r *responder) flushOp(f *packet.Fields) {
 	switch f.FETH.SEL {
 	case 0:
 		if f.RETH.DMALen > 0 {
-			if _, _, ok := q.cfg.Memory.check(f.RETH.RKey, f.RETH.VA, uint64(f.RETH.DMALen), need); !ok {
+			if _, _, ok := r.check(f.RETH.RKey, f.RETH.VA, uint64(f.RETH.DMALen), need); !ok {
 				r.classC(p, aeth.RemoteAccessError, Success)
 				return
 			}
 		}
 	case 1:
-		mr := q.cfg.Memory.Lookup(f.RETH.RKey)
+		mr := q.memory.Lookup(f.RETH.RKey)
 		if mr == nil || !mr.Valid() || mr.Access&need != need {
 			r.classC(p, aeth.RemoteAccessError, Success)
 			return
@@ -510,7 +537,7 @@ func (r *responder) flushOp(f *packet.Fields) {
 func (r *responder) emptyResponse(p uint32) {
 	r.msn = AddPSN(r.msn, 1)
 	*r.takeResource() = resource{kind: resEmpty, first: p, last: p, msn: r.msn}
-	*r.jobs.pushSlot() = job{kind: jobRead, psn: p, first: p, last: p, msn: r.msn}
+	*r.jobs.pushSlot() = job{kind: jobRead, psn: p, last: p, msn: r.msn}
 	r.epsn = AddPSN(p, 1)
 }
 
@@ -535,7 +562,7 @@ func (r *responder) duplicate(f *packet.Fields) {
 			off := va - e.va
 			data = e.data[off : off+dl]
 		}
-		*r.jobs.pushSlot() = job{kind: jobRead, psn: p, first: e.first, last: AddPSN(p, r.nPSN(uint32(dl))-1),
+		*r.jobs.pushSlot() = job{kind: jobRead, psn: p, started: p != e.first, last: AddPSN(p, r.nPSN(uint32(dl))-1),
 			msn: e.msn, data: data}
 	case opcode.CompareSwap, opcode.FetchAdd:
 		// Answer from the saved original value: never execute twice.
@@ -544,7 +571,7 @@ func (r *responder) duplicate(f *packet.Fields) {
 		}
 	case opcode.AtomicWrite, opcode.Flush:
 		if e := r.findResource(resEmpty, p); e != nil && e.first == p {
-			*r.jobs.pushSlot() = job{kind: jobRead, psn: p, first: p, last: p, msn: e.msn}
+			*r.jobs.pushSlot() = job{kind: jobRead, psn: p, last: p, msn: e.msn}
 		}
 	default:
 		// SEND/WRITE: ACK again with the PSN of the last completed request
@@ -561,25 +588,25 @@ func (r *responder) next(f *packet.Fields) bool {
 	q := r.q
 	j := r.jobs.at(0)
 	*f = packet.Fields{}
-	f.BTH.PKey = q.cfg.PKey
-	f.BTH.DestQP = q.cfg.DestQPN
+	f.BTH.PKey = q.pkey
+	f.BTH.DestQP = q.destQPN
 	f.BTH.PSN = j.psn
 	switch j.kind {
 	case jobAck:
 		f.BTH.Opcode = opcode.RCAcknowledge
 		f.AETH.Syndrome, f.AETH.MSN = j.syn, j.msn
-		r.jobs.pop()
+		r.jobs.drop()
 	case jobAtomicAck:
 		f.BTH.Opcode = opcode.RCAtomicAcknowledge
 		f.AETH.Syndrome, f.AETH.MSN = r.ackSyndrome(), j.msn
 		f.AtomicAckETH.OrigRemDt = j.orig
-		r.jobs.pop()
+		r.jobs.drop()
 	case jobRead:
 		n := min(int(q.mtu), len(j.data))
 		switch {
-		case j.psn == j.first && j.psn == j.last:
+		case !j.started && j.psn == j.last:
 			f.BTH.Opcode = opcode.RCRDMAReadResponseOnly
-		case j.psn == j.first:
+		case !j.started:
 			f.BTH.Opcode = opcode.RCRDMAReadResponseFirst
 		case j.psn == j.last:
 			f.BTH.Opcode = opcode.RCRDMAReadResponseLast
@@ -592,9 +619,10 @@ func (r *responder) next(f *packet.Fields) bool {
 		f.AETH.Syndrome, f.AETH.MSN = r.ackSyndrome(), j.msn
 		j.data = j.data[n:]
 		if j.psn == j.last {
-			r.jobs.pop()
+			r.jobs.drop()
 		} else {
 			j.psn = AddPSN(j.psn, 1)
+			j.started = true
 		}
 	}
 	return true

@@ -1,61 +1,68 @@
 package rc
 
 // ring is a FIFO that reuses its storage: once it has grown to the largest
-// depth a QP reaches, pushing and popping allocate nothing.
+// depth a QP reaches, pushing and popping allocate nothing. Its first
+// storage is a small array inside the QP (see QP.sqInline and friends), so
+// that a QP whose queues stay shallow keeps them in the cache lines it
+// touches anyway; only a deeper queue moves to a heap slice. An emptied
+// ring starts again at slot 0, so a queue that is mostly empty or one deep
+// uses one slot.
 type ring[T any] struct {
 	buf  []T // len(buf) is a power of two (or 0)
-	head int
-	n    int
+	head uint32
+	n    uint32
 }
 
-func (r *ring[T]) len() int { return r.n }
+func (r *ring[T]) len() int { return int(r.n) }
 
 // at returns a pointer to the i-th element from the head.
-func (r *ring[T]) at(i int) *T { return &r.buf[(r.head+i)&(len(r.buf)-1)] }
+func (r *ring[T]) at(i int) *T { return &r.buf[(r.head+uint32(i))&uint32(len(r.buf)-1)] }
 
-func (r *ring[T]) push(v T) {
-	if r.n == len(r.buf) {
+// pushSlot appends an element and returns a pointer to it. The element is
+// zero: popped slots are cleared.
+func (r *ring[T]) pushSlot() *T {
+	if int(r.n) == len(r.buf) {
 		r.grow()
 	}
-	r.buf[(r.head+r.n)&(len(r.buf)-1)] = v
+	p := &r.buf[(r.head+r.n)&uint32(len(r.buf)-1)]
 	r.n++
+	return p
 }
 
-// pushSlot appends a zero element and returns a pointer to it.
-func (r *ring[T]) pushSlot() *T {
-	var zero T
-	r.push(zero)
-	return r.at(r.n - 1)
-}
+func (r *ring[T]) push(v T) { *r.pushSlot() = v }
 
 func (r *ring[T]) pop() T {
 	var zero T
 	p := &r.buf[r.head]
 	v := *p
-	*p = zero // drop references (buffers, MRs)
-	r.head = (r.head + 1) & (len(r.buf) - 1)
+	*p = zero // drop references (buffers, MRs); pushSlot relies on it
 	r.n--
+	r.head = (r.head + 1) & uint32(len(r.buf)-1)
+	if r.n == 0 {
+		r.head = 0
+	}
 	return v
 }
 
-func (r *ring[T]) tail() *T { return r.at(r.n - 1) }
-
-// initRing is the capacity a QP's rings start with (allocated in New, so
-// that a QP's first work requests and responses allocate nothing): small,
-// so that a QP touches few cache lines when thousands share a cache.
-const initRing = 4
-
-// reserve gives an empty ring room for n elements (rounded up to a power of
-// two).
-func (r *ring[T]) reserve(n int) {
-	c := 1
-	for c < n {
-		c *= 2
-	}
-	if c > len(r.buf) && r.n == 0 {
-		r.buf, r.head = make([]T, c), 0
+// drop removes the head element without returning it.
+func (r *ring[T]) drop() {
+	var zero T
+	r.buf[r.head] = zero
+	r.n--
+	r.head = (r.head + 1) & uint32(len(r.buf)-1)
+	if r.n == 0 {
+		r.head = 0
 	}
 }
+
+func (r *ring[T]) tail() *T { return r.at(int(r.n) - 1) }
+
+// initRing is the capacity of the rings' inline storage: small, so that a
+// QP touches few cache lines when thousands share a cache.
+const initRing = 4
+
+// use gives an empty ring the storage buf (len a power of two).
+func (r *ring[T]) use(buf []T) { r.buf, r.head, r.n = buf, 0, 0 }
 
 func (r *ring[T]) grow() {
 	n := 2 * len(r.buf)
@@ -63,14 +70,16 @@ func (r *ring[T]) grow() {
 		n = initRing
 	}
 	b := make([]T, n)
-	for i := 0; i < r.n; i++ {
-		b[i] = *r.at(i)
+	var zero T
+	for i := 0; i < int(r.n); i++ {
+		p := r.at(i)
+		b[i], *p = *p, zero // the old storage keeps no references
 	}
 	r.buf, r.head = b, 0
 }
 
 func (r *ring[T]) clear() {
 	for r.n > 0 {
-		r.pop()
+		r.drop()
 	}
 }

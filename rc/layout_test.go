@@ -1,0 +1,42 @@
+package rc
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// TestLayout pins the cache-line layout the QP relies on (see QP): with
+// thousands of QPs every line a packet touches is a miss, so the hot fields
+// must stay where they share lines.
+func TestLayout(t *testing.T) {
+	var q QP
+	const line = 64
+	for _, c := range []struct {
+		name      string
+		off, want uintptr
+	}{
+		{"QP.memory (end of the common line)", unsafe.Offsetof(q.memory), line - 8},
+		{"QP.req", unsafe.Offsetof(q.req), line},
+		{"requester.pktsSent in line 0", unsafe.Offsetof(q.pktsSent) / line, 0},
+		{"requester.rnrRetry (end of its first line)", unsafe.Offsetof(q.req.rnrRetry), line - 1},
+		{"QP.rsp", unsafe.Offsetof(q.rsp), 3 * line},
+		{"responder.wdata", unsafe.Offsetof(q.rsp.wdata), line},
+		{"responder.jobsInline[0] ACK fields in the second line",
+			(unsafe.Offsetof(q.rsp.jobsInline) + unsafe.Offsetof(q.rsp.jobsInline[0].last)) / line, 1},
+	} {
+		if c.off != c.want {
+			t.Errorf("%s: offset %d, want %d", c.name, c.off, c.want)
+		}
+	}
+	// New places QPs on line boundaries (qpAlloc), so the lines are the
+	// ones above.
+	for range 20 {
+		p, err := New(DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := uintptr(unsafe.Pointer(p)) % line; a != 0 {
+			t.Fatalf("QP at offset %d in its cache line", a)
+		}
+	}
+}
