@@ -27,7 +27,7 @@ func check(c crcResult) analysis.Check {
 
 // observe feeds one decoded frame to the tracker and appends its warnings.
 func (c *convTracker) observe(fi *frameInfo, w []string) []string {
-	c.w = c.t.ObserveChecked(fi.rec.Index, fi.rec.Time, &fi.f, check(fi.icrc), check(fi.vcrc), c.w[:0])
+	c.w = c.t.ObserveChecked(fi.rec.Index, fi.rec.Time, fi.f, check(fi.icrc), check(fi.vcrc), c.w[:0])
 	for _, x := range c.w {
 		w = append(w, string(x))
 	}

@@ -199,9 +199,11 @@ func splitList(s string) []string {
 }
 
 // frameInfo is what the formatters and the tracker see of one frame: its
-// slot in a batch, the file label and its warnings. A worker reuses one.
+// slot in a batch, its decoded headers, the file label and its warnings. A
+// worker reuses one.
 type frameInfo struct {
 	*slot
+	f        *packet.Frame
 	file     string
 	warnings []string
 	clock    clockCache
@@ -214,32 +216,31 @@ type crcResult struct {
 	want, got uint32
 }
 
-// decodeFrame decodes s.rec into s.f.
-func decodeFrame(s *slot, ports []uint16) {
+// decodeFrame decodes s.rec into f.
+func decodeFrame(s *slot, f *packet.Frame, ports []uint16) {
 	s.linkErr, s.err = nil, nil
 	s.icrc, s.vcrc = crcResult{}, crcResult{}
-	s.f.Ports = ports
+	f.Ports = ports
 	p, err := s.rec.Network()
 	if err != nil {
 		s.linkErr = err
-		s.f = packet.Frame{Ports: ports}
+		*f = packet.Frame{Ports: ports}
 		return
 	}
 	switch p.Layer {
 	case pcap.LayerEthernet:
-		s.err = s.f.DecodeEthernet(p.Data)
+		s.err = f.DecodeEthernet(p.Data)
 	case pcap.LayerIPv4, pcap.LayerIPv6:
-		s.err = s.f.DecodeIP(p.Data)
+		s.err = f.DecodeIP(p.Data)
 	case pcap.LayerEtherType:
-		s.err = s.f.DecodeEtherType(p.EtherType, p.Data)
+		s.err = f.DecodeEtherType(p.EtherType, p.Data)
 	case pcap.LayerInfiniBand:
-		s.err = s.f.DecodeIB(p.Data)
+		s.err = f.DecodeIB(p.Data)
 	}
 }
 
 // checkFrame fills in the ICRC and VCRC results of a decoded frame.
-func checkFrame(s *slot) {
-	f := &s.f
+func checkFrame(s *slot, f *packet.Frame) {
 	if f.Network() != nil && f.Transport.ICRC != nil {
 		if ok, want, got, err := f.CheckICRC(); err == nil {
 			s.icrc = crcResult{true, ok, want, got}
@@ -252,14 +253,14 @@ func checkFrame(s *slot) {
 	}
 }
 
-func (c *decodeConfig) selected(s *slot) bool {
+func (c *decodeConfig) selected(s *slot, f *packet.Frame) bool {
 	if s.rec.Index < c.first || (c.last > 0 && s.rec.Index > c.last) {
 		return false
 	}
 	if c.qps == nil && c.opcodes == nil && c.trans == nil {
 		return true
 	}
-	t := &s.f.Transport
+	t := &f.Transport
 	if t.BTH == nil {
 		return false
 	}

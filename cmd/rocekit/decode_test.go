@@ -326,6 +326,7 @@ func TestJSONCacheSameAsFresh(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	jc := new(jsonCache)
 	var s slot
+	var f packet.Frame
 	hits := 0
 	for i := 0; i < 20000; i++ {
 		fr := append([]byte(nil), bases[rng.IntN(len(bases))]...)
@@ -334,12 +335,12 @@ func TestJSONCacheSameAsFresh(t *testing.T) {
 			fr[rng.IntN(54)] ^= byte(1 << rng.IntN(8) & 0x83)
 		}
 		s.rec = pcap.Record{Index: i + 1, Time: time.Unix(1700000000, int64(i)), CapLen: len(fr), OrigLen: len(fr), LinkType: pcap.LinkTypeEthernet, Data: fr}
-		decodeFrame(&s, nil)
-		checkFrame(&s)
-		fresh := appendJSON(nil, &frameInfo{slot: &s})
-		cached := appendJSON(nil, &frameInfo{slot: &s, jc: jc})
+		decodeFrame(&s, &f, nil)
+		checkFrame(&s, &f)
+		fresh := appendJSON(nil, &frameInfo{slot: &s, f: &f})
+		cached := appendJSON(nil, &frameInfo{slot: &s, f: &f, jc: jc})
 		require.Equal(t, string(fresh), string(cached), "frame % x", fr)
-		if s.f.IPv4 != nil && s.f.UDP != nil && s.f.Transport.BTH != nil {
+		if f.IPv4 != nil && f.UDP != nil && f.Transport.BTH != nil {
 			hits++
 		}
 	}

@@ -128,7 +128,7 @@ func qs(b []byte, key, v string) []byte {
 // appendJSON writes one frame as a JSON object on one line. Keys follow
 // Wireshark's infiniband.* field names.
 func appendJSON(b []byte, fi *frameInfo) []byte {
-	f := &fi.f
+	f := fi.f
 	b = append(b, '{')
 	if fi.file != "" {
 		b = qs(b, `"file":`, fi.file)

@@ -58,7 +58,7 @@ func vcrcWire(v uint32) uint32 { return uint32(uint16(v)>>8 | uint16(v)<<8) }
 
 // appendLine writes the one-line, tcpdump-like form of a frame.
 func appendLine(b []byte, fi *frameInfo) []byte {
-	f := &fi.f
+	f := fi.f
 	if fi.file != "" {
 		b = append(b, fi.file...)
 		b = append(b, ':')

@@ -34,11 +34,10 @@ const (
 	numBatches  = 8
 )
 
-// slot is one frame of a batch: its record, the decoded views, the check
-// results and where its warnings are.
+// slot is one frame of a batch: its record, the check results and where
+// its warnings are. The decoded views are the worker's (see work).
 type slot struct {
 	rec      pcap.Record
-	f        packet.Frame
 	linkErr  error // link layer could not be stripped
 	err      error // frame decode error
 	icrc     crcResult
@@ -191,22 +190,27 @@ func fixArena(b *batch) {
 // work carries batches through every stage: decoding (with the ICRC and
 // VCRC checks and the selection), the analysis in turn, formatting, and
 // writing in turn.
+//
+// The decoded frames of the batch at hand are the worker's own, not the
+// batch's: they stay in the worker's cache from one stage to the next.
 func (p *pipeline) work() {
 	var fi frameInfo
+	frames := make([]packet.Frame, batchFrames)
 	if p.cfg.format == "json" {
 		fi.jc = new(jsonCache)
 	}
 	for b := range p.jobs {
 		for i := range b.slots[:b.n] {
 			s := &b.slots[i]
-			decodeFrame(s, p.cfg.ports)
-			checkFrame(s)
-			s.selected = !p.cfg.summary && p.cfg.selected(s)
+			f := &frames[i]
+			decodeFrame(s, f, p.cfg.ports)
+			checkFrame(s, f)
+			s.selected = !p.cfg.summary && p.cfg.selected(s, f)
 		}
 		p.track.wait(b.seq)
 		for i := range b.slots[:b.n] {
 			s := &b.slots[i]
-			fi.slot = s
+			fi.slot, fi.f = s, &frames[i]
 			s.wFrom = len(b.warnings)
 			b.warnings = p.conv.observe(&fi, b.warnings)
 			s.wTo = len(b.warnings)
@@ -219,7 +223,7 @@ func (p *pipeline) work() {
 			continue
 		}
 		p.track.done()
-		p.render(&fi, b)
+		p.render(&fi, b, frames)
 		p.write.wait(b.seq)
 		p.out.Write(b.out)
 		p.finish(b)
@@ -241,7 +245,7 @@ func (p *pipeline) finish(b *batch) {
 }
 
 // render formats the selected frames of b into b.out.
-func (p *pipeline) render(fi *frameInfo, b *batch) {
+func (p *pipeline) render(fi *frameInfo, b *batch, frames []packet.Frame) {
 	out := b.out[:0]
 	fi.file = b.file
 	for i := range b.slots[:b.n] {
@@ -249,7 +253,7 @@ func (p *pipeline) render(fi *frameInfo, b *batch) {
 		if !s.selected {
 			continue
 		}
-		fi.slot = s
+		fi.slot, fi.f = s, &frames[i]
 		fi.warnings = b.warnings[s.wFrom:s.wTo]
 		out = p.cfg.render(out, fi)
 	}

@@ -11,7 +11,7 @@ import (
 // like tshark -V. It uses each header's own String, so a field is named the
 // same way everywhere.
 func appendVerbose(b []byte, fi *frameInfo) []byte {
-	f := &fi.f
+	f := fi.f
 	b = append(b, "Frame "...)
 	if fi.file != "" {
 		b = append(b, fi.file...)
