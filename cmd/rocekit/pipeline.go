@@ -31,7 +31,7 @@ import (
 
 const (
 	batchFrames = 256
-	numBatches  = 8
+	numBatches  = 4
 )
 
 // slot is one frame of a batch: its record, the check results and where
