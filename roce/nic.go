@@ -27,6 +27,11 @@ type nic struct {
 	kicking bool
 	active  epRing
 	rx      packet.Frame
+	// tx is the frame being built, for whichever QP sends: addresses from
+	// the NIC, the peer's from the QP end, the transport from the QP. One
+	// per NIC rather than one per QP, so that with thousands of QPs the
+	// fields being written are in cache.
+	tx packet.FrameFields
 }
 
 // TxDone runs when the frame being serialised has left: the wire is free.
@@ -48,7 +53,8 @@ func (n *nic) kick(now sim.Time) {
 	for tries := n.active.n; tries > 0; tries-- {
 		e := n.active.pop()
 		e.inActive = false
-		ok := e.qp.NextPacket(now, &e.ff.Transport)
+		n.tx.Eth.Dst, n.tx.IPv4.Dst, n.tx.UDP.SrcPort = e.peerMAC, e.peerIP, e.udpSrc
+		ok := e.qp.NextPacket(now, &n.tx.Transport)
 		if ok {
 			n.transmit(now, e)
 		}
@@ -60,11 +66,11 @@ func (n *nic) kick(now sim.Time) {
 	n.kicking = false
 }
 
-// transmit builds e's packet as a RoCEv2/IPv4 frame with its ICRC into a
-// pooled buffer and puts it on the wire.
+// transmit builds e's packet (in n.tx) as a RoCEv2/IPv4 frame with its
+// ICRC into a pooled buffer and puts it on the wire.
 func (n *nic) transmit(now sim.Time, e *qpEnd) {
 	s := n.s
-	ff := &e.ff
+	ff := &n.tx
 	t := &ff.Transport
 	size := ff.Len()
 	// The payload starts on a cache line, so that copying it in (from the
@@ -143,8 +149,9 @@ type qpEnd struct {
 	isReq    bool
 	peer     int // host index of the other end
 	peerIP   [4]byte
-	ff       packet.FrameFields // addresses and ports; Transport is filled per packet
-	inActive bool               // in the NIC's ring
+	peerMAC  [6]byte
+	udpSrc   uint16 // UDP source port of its frames
+	inActive bool   // in the NIC's ring
 
 	wakeGen     uint64
 	wakeAt      sim.Time

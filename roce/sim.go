@@ -137,6 +137,8 @@ func New(sc *Scenario, opt Options) (*Sim, error) {
 		if h.IP != "" {
 			n.ip = netip.MustParseAddr(h.IP).As4()
 		}
+		n.tx = packet.DefaultFrame(packet.RoCEv2IPv4)
+		n.tx.Eth.Src, n.tx.IPv4.Src = n.mac, n.ip
 		n.host = s.net.NewHost(h.Name, n)
 		s.nics = append(s.nics, n)
 		hostIdx[h.Name] = i
@@ -330,13 +332,9 @@ func (s *Sim) addConn(spec *QPSpec, from, to *nic) error {
 }
 
 func newEnd(c *conn, q *rc.QP, local, remote *nic, isReq bool) *qpEnd {
-	e := &qpEnd{qp: q, nic: local, conn: c, isReq: isReq, peer: remote.idx, peerIP: remote.ip}
 	cfg := q.Config()
-	e.ff = packet.DefaultFrame(packet.RoCEv2IPv4)
-	e.ff.Eth.Src, e.ff.Eth.Dst = local.mac, remote.mac
-	e.ff.IPv4.Src, e.ff.IPv4.Dst = local.ip, remote.ip
-	e.ff.UDP.SrcPort = packet.UDPSourcePort(0, cfg.QPN, cfg.DestQPN)
-	return e
+	return &qpEnd{qp: q, nic: local, conn: c, isReq: isReq, peer: remote.idx, peerIP: remote.ip, peerMAC: remote.mac,
+		udpSrc: packet.UDPSourcePort(0, cfg.QPN, cfg.DestQPN)}
 }
 
 // startTrace writes the capture header and installs the Tap.
