@@ -86,7 +86,6 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 	out := bufio.NewWriterSize(stdout, 1<<16)
 	defer out.Flush()
 	d := newPipeline(&cfg, out)
-	defer d.close()
 	status := 0
 	for _, name := range files {
 		if err := d.file(name, len(files) > 1); err != nil {

@@ -10,32 +10,31 @@ import (
 	"github.com/rocekit/rocekit/pcap"
 )
 
-// The decode command runs as a pipeline over batches of frames, so the
-// cores share the work while frames stay in order. The reader fills batches
-// in file order; a pool of workers takes them one at a time and carries
-// each through every stage:
+// The decode command runs on a few workers (one per core), each carrying
+// one batch of frames at a time through every stage:
 //
-//	decode, ICRC, VCRC, selection   (any order, in parallel)
+//	read                            (one worker at a time, in file order)
+//	decode, ICRC, VCRC, selection   (in parallel)
 //	per-QP analysis                 (in batch order: waits its turn)
-//	format                          (any order, in parallel)
+//	format                          (in parallel)
 //	write                           (in batch order: waits its turn)
 //
-// Every frame is decoded once, and a batch stays with the worker (and the
-// core's cache) that decoded it; only the tracker and the writer take
-// turns. --summary stops after the analysis. Workers take batches in order,
-// so the oldest batch in flight never waits: no deadlock.
+// Every frame is decoded once, and a batch never changes hands: the worker
+// that read it (and brought its bytes into its core's cache) decodes,
+// checks, analyses and formats it. Only the reading, the analysis and the
+// writing take turns; while one worker reads or analyses, the others
+// decode, check or format. A batch only ever waits for batches read before
+// it, which are never waiting for it: no deadlock. --summary stops after
+// the analysis.
 //
 // Records of a memory-mapped file are used in place; records of a stream
 // (gzip, standard input) are copied into the batch's arena, because the
 // reader reuses its buffer.
 
-const (
-	batchFrames = 256
-	numBatches  = 4
-)
+const batchFrames = 256
 
 // slot is one frame of a batch: its record, the check results and where
-// its warnings are. The decoded views are the worker's (see work).
+// its warnings are. The decoded views are the worker's.
 type slot struct {
 	rec      pcap.Record
 	linkErr  error // link layer could not be stripped
@@ -93,37 +92,48 @@ func (t *turns) done() {
 	t.cond.Broadcast()
 }
 
+// worker is what one worker keeps from batch to batch and file to file.
+type worker struct {
+	b      batch
+	frames []packet.Frame // the decoded frames of b
+	fi     frameInfo
+}
+
 // pipeline holds what persists across files: the tracker, the writer, the
-// batches and the workers.
+// workers' state and the sequence of batches.
 type pipeline struct {
-	cfg   *decodeConfig
-	out   *bufio.Writer
-	conv  convTracker
-	free  chan *batch
-	jobs  chan *batch
-	seq   uint64 // of the next batch the reader fills
-	track turns
-	write turns
-	err   error      // the reader's error, set in the last turn of the batch that carried it
-	done  chan error // the last batch of a file is written: its file's error
+	cfg     *decodeConfig
+	out     *bufio.Writer
+	conv    convTracker
+	workers []*worker
+	track   turns
+	write   turns
+	err     error // the reader's error, set in the last turn of the batch that carried it
+	done    chan error
+
+	// The file being read, under readMu.
+	readMu   sync.Mutex
+	r        *pcap.Reader
+	label    string
+	inPlace  bool
+	readDone bool   // r returned its last record or an error
+	seq      uint64 // of the next batch read
 }
 
 func newPipeline(cfg *decodeConfig, out *bufio.Writer) *pipeline {
-	p := &pipeline{cfg: cfg, out: out, conv: newConvTracker(cfg.pmtu),
-		free: make(chan *batch, numBatches), jobs: make(chan *batch, numBatches), done: make(chan error, 1)}
+	p := &pipeline{cfg: cfg, out: out, conv: newConvTracker(cfg.pmtu), done: make(chan error, 1)}
 	p.track.cond.L = &p.track.mu
 	p.write.cond.L = &p.write.mu
-	for i := 0; i < numBatches; i++ {
-		p.free <- &batch{slots: make([]slot, batchFrames)}
-	}
 	for i := 0; i < min(runtime.GOMAXPROCS(0), 4); i++ {
-		go p.work()
+		w := &worker{frames: make([]packet.Frame, batchFrames)}
+		w.b.slots = make([]slot, batchFrames)
+		if cfg.format == "json" {
+			w.fi.jc = new(jsonCache)
+		}
+		p.workers = append(p.workers, w)
 	}
 	return p
 }
-
-// close stops the workers.
-func (p *pipeline) close() { close(p.jobs) }
 
 // file decodes one capture file and returns the error that stopped it (nil
 // at a clean end), after every frame before it has been written.
@@ -133,47 +143,62 @@ func (p *pipeline) file(name string, many bool) error {
 		return err
 	}
 	defer r.Close()
-	label := ""
+	p.r, p.inPlace, p.readDone, p.label = r, r.Mapped(), false, ""
 	if many {
-		label = name
+		p.label = name
 	}
-	inPlace := r.Mapped()
-	send := func(b *batch) {
-		if !inPlace {
-			fixArena(b)
-		}
-		b.seq = p.seq
-		p.seq++
-		p.jobs <- b
+	var wg sync.WaitGroup
+	for _, w := range p.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p.read(&w.b) {
+				p.process(w)
+			}
+		}()
 	}
-	b := <-p.free
-	b.reset(label)
-	for {
+	err = <-p.done
+	wg.Wait()
+	p.r = nil
+	return err
+}
+
+// read fills b with the next batch of records, in its turn, and gives it
+// its sequence number. It reports false when the file has been read to the
+// end (or to an error) by an earlier batch.
+func (p *pipeline) read(b *batch) bool {
+	p.readMu.Lock()
+	defer p.readMu.Unlock()
+	if p.readDone {
+		return false
+	}
+	b.reset(p.label)
+	r := p.r
+	for b.n < batchFrames {
 		s := &b.slots[b.n]
 		if err := r.NextInto(&s.rec); err != nil {
 			if err != io.EOF {
 				b.err = err
 			}
+			b.last, p.readDone = true, true
 			break
 		}
 		if p.cfg.last > 0 && s.rec.Index > p.cfg.last {
 			continue // read on to the end, to report damage
 		}
 		b.n++
-		if !inPlace {
+		if !p.inPlace {
 			start := len(b.arena)
 			b.arena = append(b.arena, s.rec.Data...)
 			s.rec.Data = b.arena[start:len(b.arena):len(b.arena)]
 		}
-		if b.n == batchFrames {
-			send(b)
-			b = <-p.free
-			b.reset(label)
-		}
 	}
-	b.last = true
-	send(b)
-	return <-p.done
+	if !p.inPlace {
+		fixArena(b)
+	}
+	b.seq = p.seq
+	p.seq++
+	return true
 }
 
 // fixArena re-points each copied record at the arena's final backing array
@@ -187,49 +212,37 @@ func fixArena(b *batch) {
 	}
 }
 
-// work carries batches through every stage: decoding (with the ICRC and
-// VCRC checks and the selection), the analysis in turn, formatting, and
-// writing in turn.
-//
-// The decoded frames of the batch at hand are the worker's own, not the
-// batch's: they stay in the worker's cache from one stage to the next.
-func (p *pipeline) work() {
-	var fi frameInfo
-	frames := make([]packet.Frame, batchFrames)
-	if p.cfg.format == "json" {
-		fi.jc = new(jsonCache)
+// process carries w's batch through decoding (with the ICRC and VCRC checks
+// and the selection), the analysis in turn, formatting, and writing in turn.
+func (p *pipeline) process(w *worker) {
+	b, frames, fi := &w.b, w.frames, &w.fi
+	for i := range b.slots[:b.n] {
+		s := &b.slots[i]
+		f := &frames[i]
+		decodeFrame(s, f, p.cfg.ports)
+		checkFrame(s, f)
+		s.selected = !p.cfg.summary && p.cfg.selected(s, f)
 	}
-	for b := range p.jobs {
-		for i := range b.slots[:b.n] {
-			s := &b.slots[i]
-			f := &frames[i]
-			decodeFrame(s, f, p.cfg.ports)
-			checkFrame(s, f)
-			s.selected = !p.cfg.summary && p.cfg.selected(s, f)
-		}
-		p.track.wait(b.seq)
-		for i := range b.slots[:b.n] {
-			s := &b.slots[i]
-			fi.slot, fi.f = s, &frames[i]
-			s.wFrom = len(b.warnings)
-			b.warnings = p.conv.observe(&fi, b.warnings)
-			s.wTo = len(b.warnings)
-		}
-		if p.cfg.summary {
-			// Nothing to write: the batch ends in its analysis turn.
-			p.finish(b)
-			p.track.done()
-			p.free <- b
-			continue
-		}
-		p.track.done()
-		p.render(&fi, b, frames)
-		p.write.wait(b.seq)
-		p.out.Write(b.out)
+	p.track.wait(b.seq)
+	for i := range b.slots[:b.n] {
+		s := &b.slots[i]
+		fi.slot, fi.f = s, &frames[i]
+		s.wFrom = len(b.warnings)
+		b.warnings = p.conv.observe(fi, b.warnings)
+		s.wTo = len(b.warnings)
+	}
+	if p.cfg.summary {
+		// Nothing to write: the batch ends in its analysis turn.
 		p.finish(b)
-		p.write.done()
-		p.free <- b
+		p.track.done()
+		return
 	}
+	p.track.done()
+	p.render(fi, b, frames)
+	p.write.wait(b.seq)
+	p.out.Write(b.out)
+	p.finish(b)
+	p.write.done()
 }
 
 // finish records the reader's error a batch carried and, after the last
