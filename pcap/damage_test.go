@@ -6,6 +6,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rocekit/rocekit"
@@ -324,5 +327,58 @@ func TestTruncatedAtEveryByte(t *testing.T) {
 				require.ErrorIs(t, err, rocekit.ErrTruncated, "cut at %d: %v", n, err)
 			}
 		})
+	}
+}
+
+// A memory-mapped file (read in place) gives the same records and the same
+// error as the same bytes read as a stream: whole, cut at every length, and
+// with each kind of damaged record, in both byte orders.
+func TestMappedSameAsStream(t *testing.T) {
+	be := newPcapFile(binary.BigEndian, true, 65535, LinkTypeEthernet).
+		record(1, 2, 60, frame(60, 1)).record(3, 4, 40, frame(40, 2)).record(5, 6, 33, frame(33, 3))
+	files := map[string][]byte{
+		"little-endian":  twoGood(0).record(12, 3, 33, frame(33, 3)).bytes(),
+		"big-endian":     be.bytes(),
+		"snap length":    twoGood(100).record(12, 3, 101, frame(101, 3)).bytes(),
+		"over 256 KiB":   twoGood(0).record(1, 1, MaxRecordLen+1, frame(MaxRecordLen+1, 0)).bytes(),
+		"orig below cap": twoGood(0).record(1, 1, 10, frame(20, 0)).bytes(),
+	}
+	dir := t.TempDir()
+	for name, file := range files {
+		for n := 24; n <= len(file); n++ {
+			if n > 300 && n < len(file)-300 && n%4099 != 0 {
+				continue // the big file: every length near its ends, a sample between
+			}
+			cut := file[:n]
+			wantRecs, wantAll, wantErr := readAll(t, cut)
+			path := filepath.Join(dir, "f.pcap")
+			require.NoError(t, os.WriteFile(path, cut, 0o644))
+			r, err := Open(path)
+			require.NoError(t, err)
+			require.True(t, r.Mapped(), name)
+			var got []Record
+			for {
+				x, err := r.Next()
+				if err != nil {
+					if err == io.EOF {
+						err = nil
+					}
+					if wantErr == nil {
+						require.NoError(t, err, "%s cut at %d", name, n)
+					} else {
+						require.EqualError(t, err, wantErr.Error(), "%s cut at %d", name, n)
+					}
+					break
+				}
+				c := *x
+				c.Data = bytes.Clone(x.Data)
+				got = append(got, c)
+			}
+			r.Close()
+			require.Len(t, got, len(wantRecs), "%s cut at %d", name, n)
+			for i := range got {
+				require.Equal(t, wantAll[i], got[i], "%s cut at %d record %d", name, n, i+1)
+			}
+		}
 	}
 }
