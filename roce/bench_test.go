@@ -2,6 +2,7 @@ package roce
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -97,6 +98,7 @@ func BenchmarkQPScaling(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
+				runtime.GC() // the setup's garbage is not the run's
 				b.StartTimer()
 				cpu0 := threadCPU()
 				sum, err := s.Run()
