@@ -65,7 +65,8 @@ func (m *MR) span(va uint64, n uint64) ([]byte, bool) {
 }
 
 // Memory is a protection domain: the memory regions remote operations may
-// reach, by R_Key. QPs may share one Memory.
+// reach, by R_Key. QPs may share one Memory. The zero Memory is empty and
+// ready to use, so it can be embedded next to the state that uses it.
 type Memory struct {
 	byKey map[uint32]*MR
 	gen   uint64 // changes with every Register and Deregister (see responder.check)
@@ -81,6 +82,9 @@ var ErrKeyInUse = errors.New("rc: R_Key already registered")
 func (m *Memory) Register(mr *MR) error {
 	if _, ok := m.byKey[mr.RKey]; ok {
 		return fmt.Errorf("%w: 0x%x", ErrKeyInUse, mr.RKey)
+	}
+	if m.byKey == nil {
+		m.byKey = map[uint32]*MR{}
 	}
 	m.byKey[mr.RKey] = mr
 	m.gen++

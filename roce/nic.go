@@ -96,7 +96,7 @@ func (n *nic) transmit(now sim.Time, e *qpEnd) {
 	// Every host has a link (Validate) and its port an unlimited queue, so
 	// the frame is never dropped here; TxDone frees the wire.
 	n.busy = true
-	n.host.SendFrame(e.peer, fr)
+	n.host.SendFrame(int(e.peer), fr)
 }
 
 // Receive takes a frame that arrived at the host. As a NIC does, it drops
@@ -124,11 +124,18 @@ func (n *nic) Receive(now sim.Time, frame []byte) {
 		return
 	}
 	i := rx.Transport.BTH.DestQP() - qpnBase
-	if i >= uint32(len(s.eps)) || s.eps[i].nic != n {
+	if i>>1 >= uint32(len(s.connArr)) {
 		s.st.unknownQP++
 		return
 	}
-	e := s.eps[i]
+	e := &s.connArr[i>>1].req
+	if i&1 != 0 {
+		e = &s.connArr[i>>1].rsp
+	}
+	if e.nic != n {
+		s.st.unknownQP++
+		return
+	}
 	if [4]byte(ip[12:16]) != e.peerIP { // RC: the source must be the QP's peer (§5.11)
 		s.st.misaddressed++
 		return
@@ -141,20 +148,21 @@ func (n *nic) Receive(now sim.Time, frame []byte) {
 	n.kick(now)
 }
 
-// qpEnd is one QP of a connection, on its host's NIC.
+// qpEnd is one QP of a connection, on its host's NIC. It is one cache line
+// (TestConnLayout): sending a packet reads nothing else of the connection.
 type qpEnd struct {
-	qp       *rc.QP
-	nic      *nic
-	conn     *conn
-	isReq    bool
-	peer     int // host index of the other end
-	peerIP   [4]byte
-	peerMAC  [6]byte
-	udpSrc   uint16 // UDP source port of its frames
-	inActive bool   // in the NIC's ring
+	qp      *rc.QP
+	nic     *nic
+	conn    *conn
+	wakeGen uint64
+	wakeAt  sim.Time
+	peer    int32 // host index of the other end
+	peerIP  [4]byte
+	peerMAC [6]byte
+	udpSrc  uint16 // UDP source port of its frames
 
-	wakeGen     uint64
-	wakeAt      sim.Time
+	isReq       bool
+	inActive    bool // in the NIC's ring
 	wakePending bool
 }
 
@@ -164,7 +172,7 @@ type qpEnd struct {
 func (e *qpEnd) service(now sim.Time) {
 	q := e.qp
 	if q.PendingCompletions() > 0 {
-		s := e.conn.s
+		s := e.nic.s
 		for q.PendingCompletions() > 0 {
 			s.comps = q.AppendCompletions(s.comps[:0])
 			for i := range s.comps {
@@ -198,7 +206,7 @@ func (e *qpEnd) arm(now sim.Time) {
 	w = max(w, now)
 	e.wakeGen++
 	e.wakePending, e.wakeAt = true, w
-	e.conn.s.eng.Schedule(w, e, 0, e.wakeGen, nil)
+	e.nic.s.eng.Schedule(w, e, 0, e.wakeGen, nil)
 }
 
 // Handle is the QP's timer wake-up.
@@ -216,24 +224,48 @@ func (e *qpEnd) Handle(ev sim.Event) {
 
 // conn is one connection: a requester QP, a responder QP, the work
 // generator, and buffers reused as rings of Outstanding slots.
+//
+// With thousands of connections taking turns every line a packet touches is
+// a miss, so what a packet needs is in few lines of the conn (TestConnLayout
+// pins them; New allocates all conns in one line-aligned array): the
+// requester's end; the responder's end; the responder's region header and
+// its Memory; the post times; the counters with the generator's fixed op
+// and size. Sending touches the first, receiving a request the second and
+// third, an ACK the first, fourth and fifth (and the region's bytes, checked).
 type conn struct {
-	s        *Sim
-	id       int
-	req, rsp *qpEnd
-	gen      *generator
-	q        int    // outstanding WRs at most
-	slot     int    // bytes per slot
-	local    []byte // READ destinations and atomic results; nil without them
-	mr       *rc.MR
-	postTime []sim.Time // by slot
+	req, rsp qpEnd
+	mr       rc.MR
+	mem      rc.Memory
+	postInl  [postInline]sim.Time // post times by slot, while q <= postInline
 
 	posted, completed int64
+	q                 int32  // outstanding WRs at most
+	slot              uint32 // bytes per slot
+	gen               generator
 
+	s           *Sim
+	id          int
+	postBig     []sim.Time // post times by slot, when q > postInline
+	local       []byte     // READ destinations and atomic results; nil without them
 	recvBuf     []byte
 	recvDepth   int
 	repostDelay sim.Time
 	recvNext    uint64  // ID of the next receive WR
 	sends       i64Ring // WR numbers of SENDs not yet received
+	_           [connPad]byte
+}
+
+const (
+	postInline = 8
+	connPad    = 32 // makes a conn whole lines (TestConnLayout)
+)
+
+// postTime returns where the post time of slot is kept.
+func (c *conn) postTime(slot int) *sim.Time {
+	if c.q <= postInline {
+		return &c.postInl[slot]
+	}
+	return &c.postBig[slot]
 }
 
 // start posts the receive buffers and the first work requests.
@@ -249,8 +281,9 @@ func (c *conn) start() {
 func (c *conn) postRecv() {
 	id := c.recvNext
 	c.recvNext++
-	b := int(id%uint64(c.recvDepth)) * c.slot
-	if err := c.rsp.qp.PostRecv(rc.RecvWR{ID: id, Buf: c.recvBuf[b : b+c.slot : b+c.slot]}); err != nil {
+	sl := int(c.slot)
+	b := int(id%uint64(c.recvDepth)) * sl
+	if err := c.rsp.qp.PostRecv(rc.RecvWR{ID: id, Buf: c.recvBuf[b : b+sl : b+sl]}); err != nil {
 		panic(err)
 	}
 }
@@ -267,11 +300,11 @@ func (c *conn) postMore(now sim.Time) {
 // target are written into the responder's region first, as the
 // application there would.
 func (c *conn) post(now sim.Time) {
-	s := c.s
+	s := c.req.nic.s // in the conn's first line
 	n := c.posted
 	op, size := c.gen.at(n)
 	slot := int(n % int64(c.q))
-	off := slot * c.slot
+	off := slot * int(c.slot)
 	wr := rc.WR{ID: uint64(n), RemoteAddr: c.mr.Addr + uint64(off), RKey: c.mr.RKey}
 	switch op {
 	case opWrite:
@@ -296,7 +329,7 @@ func (c *conn) post(now sim.Time) {
 		}
 		wr.Local = c.local[off : off+8 : off+8]
 	}
-	c.postTime[slot] = now
+	*c.postTime(slot) = now
 	c.posted++
 	s.st.posted++
 	if err := c.req.qp.PostSend(wr); err != nil {
@@ -316,7 +349,7 @@ func (c *conn) fail(format string, a ...any) {
 // order; a successful one has its data checked where it landed, after
 // which the slot may be reused.
 func (c *conn) onSend(now sim.Time, cp *rc.Completion) {
-	s := c.s
+	s := c.req.nic.s // in the conn's first line
 	n := c.completed
 	if cp.WRID != uint64(n) {
 		s.st.orderErrors++
@@ -337,8 +370,8 @@ func (c *conn) onSend(now sim.Time, cp *rc.Completion) {
 	}
 	op, size := c.gen.at(n)
 	slot := int(n % int64(c.q))
-	off := slot * c.slot
-	s.hist.Record(now - c.postTime[slot])
+	off := slot * int(c.slot)
+	s.hist.Record(now - *c.postTime(slot))
 	s.st.bytes += uint64(size)
 	s.st.checks++
 	switch op {
@@ -371,7 +404,7 @@ func (c *conn) onSend(now sim.Time, cp *rc.Completion) {
 // onRecv handles a receive completion at the responder: the buffer must
 // hold the next SEND's data; the buffer is then posted again.
 func (c *conn) onRecv(now sim.Time, cp *rc.Completion) {
-	s := c.s
+	s := c.req.nic.s // in the conn's first line
 	s.st.recvStatus[cp.Status&31]++
 	if cp.Status != rc.Success {
 		return
@@ -383,7 +416,7 @@ func (c *conn) onRecv(now sim.Time, cp *rc.Completion) {
 		return
 	}
 	_, size := c.gen.at(n)
-	b := int(cp.WRID%uint64(c.recvDepth)) * c.slot
+	b := int(cp.WRID%uint64(c.recvDepth)) * int(c.slot)
 	s.st.checks++
 	if cp.ByteLen != uint32(size) || !s.pat.check(c.recvBuf[b:b+size], c.gen.key, n) {
 		c.fail("SEND WR %d (%d bytes): receive %d holds %d bytes that are not the data", n, size, cp.WRID, cp.ByteLen)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/netip"
 	"time"
+	"unsafe"
 
 	"github.com/rocekit/rocekit/icrc"
 	"github.com/rocekit/rocekit/packet"
@@ -59,11 +60,13 @@ type Sim struct {
 	net   *sim.Network
 	nics  []*nic
 	conns []*conn
-	eps   []*qpEnd // by QPN - qpnBase
-	pat   *pattern
-	calc  icrc.Calc
-	comps []rc.Completion
-	stop  sim.Time
+	// connArr holds the conns, line-aligned (newConns); connection i's
+	// ends have QPNs qpnBase+2i and qpnBase+2i+1.
+	connArr []conn
+	pat     *pattern
+	calc    icrc.Calc
+	comps   []rc.Completion
+	stop    sim.Time
 
 	total    int64 // work requests of all connections
 	done     int64 // completed
@@ -224,6 +227,11 @@ func New(sc *Scenario, opt Options) (*Sim, error) {
 	}
 
 	// Connections.
+	n := 0
+	for i := range sc.QPs {
+		n += sc.QPs[i].count()
+	}
+	s.connArr = newConns(n)
 	for i := range sc.QPs {
 		spec := &sc.QPs[i]
 		for k := 0; k < spec.count(); k++ {
@@ -276,25 +284,37 @@ func (s *Sim) checkMemory() error {
 	return nil
 }
 
+// newConns returns n conns in one array that starts on a cache line: at
+// least 32 KiB, so that it is a large object, which starts a page (a small
+// one holding pointers starts 8 bytes into its block).
+func newConns(n int) []conn {
+	least := (32<<10)/int(unsafe.Sizeof(conn{})) + 1
+	return make([]conn, max(n, least))[:n]
+}
+
 func (s *Sim) addConn(spec *QPSpec, from, to *nic) error {
 	id := len(s.conns)
 	rqpn := uint32(qpnBase + 2*id)
 	sqpn := rqpn + 1
-	c := &conn{s: s, id: id, q: spec.outstanding()}
-	c.gen = newGenerator(&spec.Work, connKey(s.sc.Seed, id))
-	c.slot = slotSize(c.gen.maxSize)
+	c := &s.connArr[id]
+	c.s, c.id, c.q = s, id, int32(spec.outstanding())
+	c.gen = *newGenerator(&spec.Work, connKey(s.sc.Seed, id))
+	c.slot = uint32(slotSize(c.gen.maxSize))
+	q, slot := int(c.q), int(c.slot)
 	if c.gen.hasResp {
-		c.local = make([]byte, c.q*c.slot)
+		c.local = make([]byte, q*slot)
 	}
-	c.mr = &rc.MR{Addr: 0x10000000, RKey: 0x100 + uint32(id), Access: rc.AccessAll, Buf: make([]byte, c.q*c.slot)}
-	c.postTime = make([]sim.Time, c.q)
+	c.mr = rc.MR{Addr: 0x10000000, RKey: 0x100 + uint32(id), Access: rc.AccessAll, Buf: make([]byte, q*slot)}
+	if q > postInline {
+		c.postBig = make([]sim.Time, q)
+	}
 	if c.gen.hasSend {
 		c.recvDepth = spec.recvDepth()
-		c.recvBuf = make([]byte, c.recvDepth*c.slot)
+		c.recvBuf = make([]byte, c.recvDepth*slot)
 		c.repostDelay = nsTime(spec.RecvRepostDelayNS)
 	}
-	mem := rc.NewMemory()
-	if err := mem.Register(c.mr); err != nil {
+	mem := &c.mem
+	if err := mem.Register(&c.mr); err != nil {
 		return err
 	}
 	base := rc.Config{
@@ -325,15 +345,14 @@ func (s *Sim) addConn(spec *QPSpec, from, to *nic) error {
 	}
 	c.req = newEnd(c, rq, from, to, true)
 	c.rsp = newEnd(c, rs, to, from, false)
-	s.eps = append(s.eps, c.req, c.rsp)
 	s.conns = append(s.conns, c)
 	s.total += c.gen.count
 	return nil
 }
 
-func newEnd(c *conn, q *rc.QP, local, remote *nic, isReq bool) *qpEnd {
+func newEnd(c *conn, q *rc.QP, local, remote *nic, isReq bool) qpEnd {
 	cfg := q.Config()
-	return &qpEnd{qp: q, nic: local, conn: c, isReq: isReq, peer: remote.idx, peerIP: remote.ip, peerMAC: remote.mac,
+	return qpEnd{qp: q, nic: local, conn: c, isReq: isReq, peer: int32(remote.idx), peerIP: remote.ip, peerMAC: remote.mac,
 		udpSrc: packet.UDPSourcePort(0, cfg.QPN, cfg.DestQPN)}
 }
 

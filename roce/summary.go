@@ -174,7 +174,7 @@ func (s *Sim) summary(end sim.Time, wall time.Duration) *Summary {
 	}
 	sum.NAKs["RNR_NAK"] = st.rnrNaks
 	for _, c := range s.conns {
-		for _, e := range []*qpEnd{c.req, c.rsp} {
+		for _, e := range []*qpEnd{&c.req, &c.rsp} {
 			qs := e.qp.Stats()
 			sum.Retransmissions += qs.Retransmitted
 			sum.Timeouts += qs.Timeouts

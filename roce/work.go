@@ -55,15 +55,19 @@ type wrItem struct {
 
 // generator produces a connection's work requests lazily: WR n's op and size
 // are a pure function of (seed, connection, n), so nothing is stored per WR.
+//
+// What at reads for a fixed op and size comes first (it shares a cache line
+// with the connection's counters; see conn), the rest after.
 type generator struct {
-	op      opKind
+	key     uint64
+	count   int64
 	size    int
 	sizeMax int
+	op      opKind
+	list    bool      // WRs from wrs, cyclically
 	cum     [4]uint64 // cumulative mix weights: write, send, read, atomic
 	wrs     []wrItem
-	count   int64
-	maxSize int // largest message, at least 8
-	key     uint64
+	maxSize int  // largest message, at least 8
 	hasSend bool // SENDs: the responder needs receive buffers
 	hasResp bool // READs or atomics: the requester needs local buffers
 }
@@ -81,6 +85,7 @@ func newGenerator(w *WorkSpec, key uint64) *generator {
 		if g.count == 0 {
 			g.count = int64(len(g.wrs))
 		}
+		g.list = true
 	} else {
 		g.op = opByName[w.opName()]
 		g.size, g.sizeMax = w.Size, max(w.SizeMax, w.Size)
@@ -106,7 +111,7 @@ func (g *generator) at(n int64) (opKind, int) {
 	h := wrKey(g.key, n)
 	var op opKind
 	var size int
-	if len(g.wrs) > 0 {
+	if g.list {
 		it := g.wrs[n%int64(len(g.wrs))]
 		op, size = it.op, it.size
 	} else {
