@@ -40,3 +40,33 @@ func TestLayout(t *testing.T) {
 		}
 	}
 }
+
+// A slab's QPs start on cache lines too, work like New's, and a full slab
+// falls back to New.
+func TestSlab(t *testing.T) {
+	s := NewSlab(3)
+	seen := map[*QP]bool{}
+	for i := range 2 * len(s.qs) {
+		cfg := DefaultConfig()
+		cfg.QPN = uint32(0x100 + i)
+		q, err := s.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := uintptr(unsafe.Pointer(q)) % 64; a != 0 {
+			t.Fatalf("QP %d at offset %d in its cache line", i, a)
+		}
+		if q.Config().QPN != cfg.QPN || q.State() != StateRTS || q.Config().PKey != 0xFFFF {
+			t.Fatalf("QP %d: config %+v, state %v", i, q.Config(), q.State())
+		}
+		if seen[q] {
+			t.Fatalf("QP %d handed out twice", i)
+		}
+		seen[q] = true
+	}
+	bad := DefaultConfig()
+	bad.MTU = 100
+	if _, err := NewSlab(1).New(bad); err == nil {
+		t.Fatal("a bad config was accepted")
+	}
+}

@@ -3,7 +3,9 @@ package rc
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 
+	"github.com/rocekit/rocekit/internal/hugepage"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/sim"
@@ -92,13 +94,24 @@ type qpAlloc struct {
 
 // New returns a connected QP in the RTS state.
 func New(cfg Config) (*QP, error) {
+	cfg, err := cfg.checked()
+	if err != nil {
+		return nil, err
+	}
+	return newIn(&new(qpAlloc).q, cfg), nil
+}
+
+// checked returns cfg with its defaults filled in, or what is wrong with it.
+func (cfg Config) checked() (Config, error) {
 	if cfg.PKey == 0 {
 		cfg.PKey = 0xFFFF
 	}
-	if err := cfg.check(); err != nil {
-		return nil, err
-	}
-	q := &new(qpAlloc).q
+	return cfg, cfg.check()
+}
+
+// newIn sets up *q, whose storage the caller allocated, as a new QP with a
+// checked cfg.
+func newIn(q *QP, cfg Config) *QP {
 	*q = QP{cfg: cfg, state: StateRTS, mtu: uint32(cfg.MTU), timeout: AckTimeout(cfg.Timeout), window: cfg.Window,
 		pkey: cfg.PKey, qpn: cfg.QPN, destQPN: cfg.DestQPN, access: cfg.Access, signalAll: cfg.SignalAll,
 		advCredits: cfg.AdvertiseCredits, memory: cfg.Memory}
@@ -108,7 +121,47 @@ func New(cfg Config) (*QP, error) {
 	q.comps = make([]Completion, 0, initRing)
 	q.req.init(q)
 	q.rsp.init(q)
-	return q, nil
+	return q
+}
+
+// Slab allocates many QPs from one array: a program with thousands of QPs
+// keeps their state together, on cache-line boundaries, and hints that the
+// array be backed by huge pages, so that a packet's turn at a cold QP misses
+// the cache but not also the TLB. QPs from a slab live as long as the slab
+// is referenced.
+type Slab struct {
+	qs   []slabQP
+	next int
+}
+
+// slabQP pads a QP to a whole number of cache lines.
+type slabQP struct {
+	q QP
+	_ [(64 - unsafe.Sizeof(QP{})%64) % 64]byte
+}
+
+// NewSlab returns a slab with room for n QPs.
+func NewSlab(n int) *Slab {
+	// A large object (over 32 KiB) starts on a page boundary, with no
+	// header before it, so every element starts a line.
+	qs := make([]slabQP, max(n, (32<<10)/int(unsafe.Sizeof(slabQP{}))+1))
+	hugepage.Advise(unsafe.Pointer(unsafe.SliceData(qs)), uintptr(len(qs))*unsafe.Sizeof(slabQP{}))
+	return &Slab{qs: qs}
+}
+
+// New is New with the QP's storage taken from the slab, or allocated on its
+// own once the slab is full.
+func (s *Slab) New(cfg Config) (*QP, error) {
+	if s.next == len(s.qs) {
+		return New(cfg)
+	}
+	cfg, err := cfg.checked()
+	if err != nil {
+		return nil, err
+	}
+	q := &s.qs[s.next].q
+	s.next++
+	return newIn(q, cfg), nil
 }
 
 // Config returns the QP's configuration.
