@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/rocekit/rocekit/icrc"
+	"github.com/rocekit/rocekit/internal/hugepage"
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/pcap"
 	"github.com/rocekit/rocekit/rc"
@@ -63,6 +64,8 @@ type Sim struct {
 	// connArr holds the conns, line-aligned (newConns); connection i's
 	// ends have QPNs qpnBase+2i and qpnBase+2i+1.
 	connArr []conn
+	slab    *rc.Slab // the QPs
+	arena   arena    // the connections' buffers
 	pat     *pattern
 	calc    icrc.Calc
 	comps   []rc.Completion
@@ -228,10 +231,15 @@ func New(sc *Scenario, opt Options) (*Sim, error) {
 
 	// Connections.
 	n := 0
+	var bufs int64
 	for i := range sc.QPs {
-		n += sc.QPs[i].count()
+		spec := &sc.QPs[i]
+		n += spec.count()
+		bufs += bufferBytes(spec, newGenerator(&spec.Work, 0)) * int64(spec.count())
 	}
 	s.connArr = newConns(n)
+	s.slab = rc.NewSlab(2 * n)
+	s.arena = newArena(bufs)
 	for i := range sc.QPs {
 		spec := &sc.QPs[i]
 		for k := 0; k < spec.count(); k++ {
@@ -289,7 +297,32 @@ func (s *Sim) checkMemory() error {
 // one holding pointers starts 8 bytes into its block).
 func newConns(n int) []conn {
 	least := (32<<10)/int(unsafe.Sizeof(conn{})) + 1
-	return make([]conn, max(n, least))[:n]
+	cs := make([]conn, max(n, least))
+	hugepage.Advise(unsafe.Pointer(unsafe.SliceData(cs)), uintptr(len(cs))*unsafe.Sizeof(conn{}))
+	return cs[:n]
+}
+
+// arena hands out the connections' buffers (memory regions, READ and
+// atomic destinations, receive buffers) from one allocation hinted to be
+// huge pages: with thousands of connections every packet lands in a cold
+// region, and should not also miss the TLB. Buffers are whole cache lines
+// (slotSize), so each starts on one.
+type arena struct{ b []byte }
+
+func newArena(n int64) arena {
+	b := make([]byte, n)
+	hugepage.Bytes(b)
+	return arena{b}
+}
+
+// take returns the next n bytes, zero.
+func (a *arena) take(n int) []byte {
+	if n > len(a.b) { // not counted in advance: cannot happen, but stay correct
+		return make([]byte, n)
+	}
+	p := a.b[:n:n]
+	a.b = a.b[n:]
+	return p
 }
 
 func (s *Sim) addConn(spec *QPSpec, from, to *nic) error {
@@ -302,15 +335,15 @@ func (s *Sim) addConn(spec *QPSpec, from, to *nic) error {
 	c.slot = uint32(slotSize(c.gen.maxSize))
 	q, slot := int(c.q), int(c.slot)
 	if c.gen.hasResp {
-		c.local = make([]byte, q*slot)
+		c.local = s.arena.take(q * slot)
 	}
-	c.mr = rc.MR{Addr: 0x10000000, RKey: 0x100 + uint32(id), Access: rc.AccessAll, Buf: make([]byte, q*slot)}
+	c.mr = rc.MR{Addr: 0x10000000, RKey: 0x100 + uint32(id), Access: rc.AccessAll, Buf: s.arena.take(q * slot)}
 	if q > postInline {
 		c.postBig = make([]sim.Time, q)
 	}
 	if c.gen.hasSend {
 		c.recvDepth = spec.recvDepth()
-		c.recvBuf = make([]byte, c.recvDepth*slot)
+		c.recvBuf = s.arena.take(c.recvDepth * slot)
 		c.repostDelay = nsTime(spec.RecvRepostDelayNS)
 	}
 	mem := &c.mem
@@ -335,11 +368,11 @@ func (s *Sim) addConn(spec *QPSpec, from, to *nic) error {
 	reqCfg.QPN, reqCfg.DestQPN, reqCfg.SQPSN, reqCfg.RQPSN = rqpn, sqpn, spec.SQPSN, spec.RQPSN
 	rspCfg.QPN, rspCfg.DestQPN, rspCfg.SQPSN, rspCfg.RQPSN = sqpn, rqpn, spec.RQPSN, spec.SQPSN
 	rspCfg.Memory = mem
-	rq, err := rc.New(reqCfg)
+	rq, err := s.slab.New(reqCfg)
 	if err != nil {
 		return err
 	}
-	rs, err := rc.New(rspCfg)
+	rs, err := s.slab.New(rspCfg)
 	if err != nil {
 		return err
 	}
