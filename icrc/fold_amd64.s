@@ -70,6 +70,8 @@ first:
 	VMOVDQU8.Z (DI), K1, Z0
 	VMOVDQU64 (R8), Z16
 	VPTERNLOGQ $0x56, (R9), Z16, Z0
+	CMPQ BX, $1
+	JE   reduce
 	VMOVDQU64 192(R10), Z23  // fold by 64 bytes
 	CMPQ BX, $4
 	JBE  small
@@ -119,10 +121,8 @@ last:
 	JMP  reduce
 
 small:
-	// One to four chunks; chunks 1 and 2 may still be masked, and the last
+	// Two to four chunks; chunks 1 and 2 may still be masked, and the last
 	// is read only as far as b goes.
-	CMPQ BX, $1
-	JE   reduce
 	CMPQ BX, $2
 	JNE  small3
 	VMOVDQU8.Z 64(DI), K3, Z1

@@ -3,6 +3,7 @@ package roce
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -117,4 +118,39 @@ func BenchmarkQPScaling(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkQPScalingRatio measures the same two runs as BenchmarkQPScaling
+// in alternation, one of each per op, and reports the ratio of their ns per
+// event: on a shared virtual machine whose speed drifts by tens of percent
+// from minute to minute, runs seconds apart see the same machine, so their
+// ratio is steadier than two separate benchmarks'. It reports the median
+// and the worst (largest) ratio over the ops.
+func BenchmarkQPScalingRatio(b *testing.B) {
+	defer lockThread()()
+	perEvent := func(qps, count int) float64 {
+		b.StopTimer()
+		s, err := New(incastScenario(qps, count), Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		b.StartTimer()
+		t0 := time.Now()
+		sum, err := s.Run()
+		d := time.Since(t0)
+		if err != nil || !sum.Complete || !sum.DataIntegrityOK {
+			b.Fatalf("run failed: %s", sum.JSON())
+		}
+		return float64(d.Nanoseconds()) / float64(sum.Events)
+	}
+	var ratios []float64
+	for i := 0; i < b.N; i++ {
+		one := perEvent(1, 200_000)
+		many := perEvent(10_000, 20)
+		ratios = append(ratios, many/one)
+	}
+	slices.Sort(ratios)
+	b.ReportMetric(ratios[len(ratios)/2], "median-ratio")
+	b.ReportMetric(ratios[len(ratios)-1], "worst-ratio")
 }
