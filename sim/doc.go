@@ -38,7 +38,10 @@
 // queue, which may have a byte limit (drop-tail) and an ECN threshold K above
 // which joining frames are passed to Network.MarkCE. The timing of a frame
 // over one link is its serialisation time plus the propagation delay; a
-// switch forwards a frame once its last bit has arrived.
+// switch forwards a frame once its last bit has arrived. A switch may be
+// lossless (Switch.SetPFC): it pauses the sender on an input port while
+// more than XOff bytes that came in by that port are inside it, and resumes
+// it at XOn, with PFC frames shown to the Tap.
 //
 // The network does not look inside frames. It hands every arriving frame to
 // the host's Endpoint, which checks the ICRC itself; a switch routes by the
