@@ -5,6 +5,8 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/pcap"
@@ -69,27 +71,70 @@ func (b *batch) reset(file string) {
 }
 
 // turns lets batches through one at a time, in sequence order.
+//
+// A worker that must wait spins for a while before it sleeps: a turn
+// usually comes within tens of microseconds, and putting a thread to sleep
+// and waking it costs about that much again (more in a virtual machine),
+// which showed as a two-core run no faster than a one-core one. Waits
+// longer than spinFor (a writer blocked on a slow pipe) sleep.
 type turns struct {
-	mu   sync.Mutex
-	cond sync.Cond
-	next uint64
+	next     atomic.Uint64
+	mu       sync.Mutex
+	cond     sync.Cond
+	sleepers int // under mu
+}
+
+// spinFor is how long a wait spins before it sleeps.
+const spinFor = 200 * time.Microsecond
+
+// spinUntil spins until ok reports true or spinFor has passed, and reports
+// whether ok did.
+func spinUntil(ok func() bool) bool {
+	var start time.Time
+	for i := 0; ; i++ {
+		if ok() {
+			return true
+		}
+		if i%64 == 63 {
+			if start.IsZero() {
+				start = time.Now()
+			} else if time.Since(start) > spinFor {
+				return false
+			}
+			runtime.Gosched()
+		}
+	}
 }
 
 // wait blocks until it is seq's turn.
 func (t *turns) wait(seq uint64) {
+	if spinUntil(func() bool { return t.next.Load() == seq }) {
+		return
+	}
 	t.mu.Lock()
-	for t.next != seq {
+	t.sleepers++
+	for t.next.Load() != seq {
 		t.cond.Wait()
 	}
+	t.sleepers--
 	t.mu.Unlock()
 }
 
 // done passes the turn on.
 func (t *turns) done() {
+	t.next.Add(1)
 	t.mu.Lock()
-	t.next++
+	if t.sleepers > 0 {
+		t.cond.Broadcast()
+	}
 	t.mu.Unlock()
-	t.cond.Broadcast()
+}
+
+// lockSpinning locks mu, spinning for a while before it sleeps (see turns).
+func lockSpinning(mu *sync.Mutex) {
+	if !spinUntil(mu.TryLock) {
+		mu.Lock()
+	}
 }
 
 // worker is what one worker keeps from batch to batch and file to file.
@@ -167,7 +212,7 @@ func (p *pipeline) file(name string, many bool) error {
 // its sequence number. It reports false when the file has been read to the
 // end (or to an error) by an earlier batch.
 func (p *pipeline) read(b *batch) bool {
-	p.readMu.Lock()
+	lockSpinning(&p.readMu)
 	defer p.readMu.Unlock()
 	if p.readDone {
 		return false
