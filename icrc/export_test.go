@@ -8,23 +8,20 @@ var (
 // BothPaths returns the ICRC of b (kind "ipv4", "ipv6", "grh" or "lrh2") by
 // the portable code and, where the CPU has it, by the vector kernel.
 func BothPaths(kind string, b []byte) (generic, vec uint32) {
-	var m []byte
 	var s *shape
-	start := uint32(seed)
 	switch kind {
 	case "ipv4":
-		ihl := b[0] & 0x0F
-		m, s = ipv4Masks[ihl], ipv4Shapes[ihl]
+		s = ipv4Shapes[b[0]&0x0F]
 	case "ipv6":
-		m, s = ipv6Mask[:], ipv6Shape
+		s = ipv6Shape
 	case "grh":
-		m, s = grhMask[:], grhShape
+		s = grhShape
 	case "lrh2":
-		m, s, start = lrhMask[:], lrhShape, 0
+		s = lrhShape
 	}
-	generic = finish(start, b, m)
+	generic = finish(s.start, b, s.mask)
 	if haveFold {
-		vec = vector(b, s)
+		vec = ^finish64(fold512(b, s))
 	}
 	return generic, vec
 }

@@ -22,16 +22,21 @@ import "math/bits"
 // 32-bit remainder into a 64-bit operand. D may be negative: x has an
 // inverse modulo P.
 
-// shape is what the vector kernel needs to know of a packet shape: or[64+i]
-// is ORed into b[i], xor[64+i] is XORed into b[i] after that (the starting
-// state), both zero elsewhere, so that the kernel can read them at 64-k for a
-// leading pad of k bytes.
+// shape is a packet shape: its mask (0xFF where a byte is masked, 0xF0 for
+// the LRH VL nibble) and starting CRC (hash/crc32 form), and what the vector
+// kernel reads: or[64+i] is ORed into b[i], xor[64+i] is XORed into b[i]
+// after that (the starting state), both zero elsewhere, so that the kernel
+// can read them at 64-k for a leading pad of k bytes. The kernel knows only
+// the two arrays, at offsets 0 and 256.
 type shape struct {
 	or, xor [256]byte
+	mask    []byte
+	start   uint32
 }
 
-func newShape(mask []byte, raw uint32) *shape {
-	s := new(shape)
+func newShape(mask []byte, start uint32) *shape {
+	s := &shape{mask: mask, start: start}
+	raw := ^start
 	copy(s.or[64:], mask)
 	s.xor[64] = byte(raw)
 	s.xor[65] = byte(raw >> 8)

@@ -73,39 +73,20 @@ func IPv4(b []byte) (uint32, error) {
 	if ihl < 5 {
 		return 0, rocekit.Invalid("ipv4", "IHL", "%d bytes, less than 20", ihl*4)
 	}
-	m := ipv4Masks[ihl][:]
-	if len(b) < len(m) {
-		return 0, rocekit.Truncated("icrc", len(m), len(b))
-	}
-	if haveFold {
-		return vector(b, ipv4Shapes[ihl]), nil
-	}
-	return finish(seed, b, m), nil
+	return ipv4Shapes[ihl].sum(b)
 }
 
 // IPv6 returns the ICRC of a RoCEv2 packet over IPv6: b runs from the first
 // byte of the IPv6 header through the pad. Traffic class, flow label, hop
 // limit, UDP checksum and BTH byte 4 are masked.
 func IPv6(b []byte) (uint32, error) {
-	if len(b) < len(ipv6Mask) {
-		return 0, rocekit.Truncated("icrc", len(ipv6Mask), len(b))
-	}
-	if haveFold {
-		return vector(b, ipv6Shape), nil
-	}
-	return finish(seed, b, ipv6Mask[:]), nil
+	return ipv6Shape.sum(b)
 }
 
 // GRH returns the ICRC of a packet that starts with a GRH: RoCEv1 (after the
 // Ethernet header). b runs from the first GRH byte through the pad.
 func GRH(b []byte) (uint32, error) {
-	if len(b) < len(grhMask) {
-		return 0, rocekit.Truncated("icrc", len(grhMask), len(b))
-	}
-	if haveFold {
-		return vector(b, grhShape), nil
-	}
-	return finish(seed, b, grhMask[:]), nil
+	return grhShape.sum(b)
 }
 
 // LRH returns the ICRC of a native InfiniBand packet: b runs from the first
@@ -121,13 +102,7 @@ func LRH(b []byte) (uint32, error) {
 	case 3:
 		return GRH(b[lrhLen:])
 	case 2:
-		if len(b) < len(lrhMask) {
-			return 0, rocekit.Truncated("icrc", len(lrhMask), len(b))
-		}
-		if haveFold {
-			return vector(b, lrhShape), nil
-		}
-		return finish(0, b, lrhMask[:]), nil
+		return lrhShape.sum(b)
 	default:
 		return 0, rocekit.Invalid("lrh", "LNH", "%d carries no IBA transport header", lnh)
 	}
@@ -174,23 +149,30 @@ func init() {
 	lrhMask[0] = 0xF0 // VL
 	lrhMask[lrhLen+4] = 0xFF
 	for ihl := 5; ihl < 16; ihl++ {
-		ipv4Shapes[ihl] = newShape(ipv4Masks[ihl], ^uint32(seed))
+		ipv4Shapes[ihl] = newShape(ipv4Masks[ihl], seed)
 	}
-	ipv6Shape = newShape(ipv6Mask[:], ^uint32(seed))
-	grhShape = newShape(grhMask[:], ^uint32(seed))
-	lrhShape = newShape(lrhMask[:], ^uint32(0))
+	ipv6Shape = newShape(ipv6Mask[:], seed)
+	grhShape = newShape(grhMask[:], seed)
+	lrhShape = newShape(lrhMask[:], 0)
 }
 
-// The same masks, with the starting CRC state, for the vector kernel.
+// The packet shapes: each mask with its starting CRC.
 var (
 	ipv4Shapes                    [16]*shape
 	ipv6Shape, grhShape, lrhShape *shape
 )
 
-// vector returns the ICRC (hash/crc32 form) of b with shape s applied,
-// computed by the vector kernel.
-func vector(b []byte, s *shape) uint32 {
-	return ^finish64(fold512(b, s))
+// sum returns the ICRC of b with s applied: by the vector kernel where the
+// CPU has it, else by the portable code. b must hold at least the masked
+// head.
+func (s *shape) sum(b []byte) (uint32, error) {
+	if len(b) < len(s.mask) {
+		return 0, rocekit.Truncated("icrc", len(s.mask), len(b))
+	}
+	if haveFold {
+		return ^finish64(fold512(b, s)), nil
+	}
+	return finish(s.start, b, s.mask), nil
 }
 
 // maskGRH marks traffic class, flow label and hop limit of an IPv6 header or
