@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/rocekit/rocekit"
@@ -381,4 +382,69 @@ func TestMappedSameAsStream(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A Mapped Reader whose user reads ahead itself (CallerReadsAhead), from
+// other goroutines and in any order, gives the same records and the same
+// error as the stream; Offset is where each next record starts.
+func TestReadAheadFromOtherGoroutines(t *testing.T) {
+	f := newPcapFile(binary.LittleEndian, true, 0, LinkTypeEthernet)
+	for i := 0; i < 4000; i++ {
+		f.record(uint32(i), uint32(i), 0, frame(60+i%1400, byte(i)))
+	}
+	whole := f.bytes()
+	files := map[string][]byte{
+		"whole":   whole,
+		"cut":     whole[:len(whole)-700],
+		"damaged": f.record(1, 1, 10, frame(MaxRecordLen+1, 0)).bytes(),
+	}
+	dir := t.TempDir()
+	for name, file := range files {
+		wantRecs, _, wantErr := readAll(t, file)
+		path := filepath.Join(dir, name+".pcap")
+		require.NoError(t, os.WriteFile(path, file, 0o644))
+		r, err := Open(path)
+		require.NoError(t, err)
+		require.True(t, r.Mapped())
+		r.CallerReadsAhead()
+		var wg sync.WaitGroup
+		const chunk = 64 << 10
+		for g := 0; g < 3; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for off := int64(len(file)) + chunk - int64(g)*chunk; off > -2*chunk; off -= 3 * chunk {
+					r.ReadAhead(off, off+chunk)
+				}
+			}()
+		}
+		var got []rec
+		var gotErr error
+		for {
+			off := r.Offset()
+			x, err := r.Next()
+			if err != nil {
+				if err != io.EOF {
+					gotErr = err
+				}
+				break
+			}
+			require.Equal(t, off, x.Offset, "%s record %d", name, x.Index)
+			got = append(got, own(x))
+		}
+		wg.Wait()
+		r.Close()
+		require.Equal(t, wantRecs, got, name)
+		if wantErr == nil {
+			require.NoError(t, gotErr, name)
+		} else {
+			require.EqualError(t, gotErr, wantErr.Error(), name)
+		}
+	}
+	// Readers that are not mapped ignore it.
+	r, err := NewReader(bytes.NewReader(gz(t, whole)))
+	require.NoError(t, err)
+	r.CallerReadsAhead()
+	r.ReadAhead(0, 1<<20)
+	require.Len(t, mustReadAll(t, gz(t, whole)), 4000)
 }

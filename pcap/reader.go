@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 	"time"
 )
 
@@ -145,6 +146,13 @@ type memSource struct {
 	touched  int // data[:touched] has been read ahead (see advance)
 	mapped   int // data[:mapped] has been asked to be mapped (populateAhead)
 	sink     byte
+
+	// caller is set when the Reader's user reads ahead itself (ReadAhead),
+	// from any goroutine; advance then only releases pages behind.
+	caller bool
+	// populated is how much of data ReadAhead has had mapped: the caller
+	// that raises it maps the pages it added.
+	populated atomic.Int64
 }
 
 // readAhead is how far ahead of the read position advance touches the
@@ -194,7 +202,7 @@ func (m *memSource) Discard(n int) (int, error) {
 // releasing pages far enough behind.
 func (m *memSource) advance(n int) {
 	m.pos += n
-	if m.pos+readAhead > m.touched && m.touched < len(m.b) {
+	if !m.caller && m.pos+readAhead > m.touched && m.touched < len(m.b) {
 		m.touch()
 	}
 	if m.pos-m.released >= 2*releaseLag {
@@ -216,14 +224,67 @@ func (m *memSource) touch() {
 		m.mapped = e
 	}
 	end := min(m.touched+touchChunk, len(m.b))
-	b := m.b[m.touched:end]
+	m.sink |= touchLines(m.b[m.touched:end])
+	m.touched = end
+}
+
+// touchLines reads one byte of every 64-byte cache line of b (in whole
+// groups of four lines), so that the loads overlap.
+func touchLines(b []byte) byte {
 	var x byte
 	for i := 0; i+256 <= len(b); i += 256 {
 		x |= b[i] | b[i+64] | b[i+128] | b[i+192]
 	}
-	m.sink |= x
-	m.touched = end
+	return x
 }
+
+// readAheadSink keeps the loads of ReadAhead from being optimised away.
+var readAheadSink atomic.Uint32
+
+// CallerReadsAhead tells a Mapped Reader that its user reads the file
+// ahead of NextInto itself, with ReadAhead: NextInto stops touching and
+// mapping the bytes ahead of it. Call it before the first NextInto.
+func (r *Reader) CallerReadsAhead() {
+	if r.mem != nil {
+		r.mem.caller = true
+	}
+}
+
+// ReadAhead brings the bytes of a Mapped Reader's file at offsets
+// [from, to) into the cache of the calling core, having the pages mapped
+// (populateChunk at a time, ahead of to) if they are not yet. Workers that
+// each read ahead the part of the file they will decode stream it from
+// memory in parallel; only walking the records (NextInto) takes turns. It
+// may be called from any goroutine, concurrently with NextInto and with
+// itself; offsets outside the file are ignored. It does nothing for other
+// Readers.
+func (r *Reader) ReadAhead(from, to int64) {
+	m := r.mem
+	if m == nil {
+		return
+	}
+	size := int64(len(m.b))
+	from, to = max(from, 0), min(to, size)
+	if from >= to {
+		return
+	}
+	want := min((to+populateChunk)&^(populateChunk-1), size)
+	for {
+		cur := m.populated.Load()
+		if cur >= want {
+			break
+		}
+		if m.populated.CompareAndSwap(cur, want) {
+			populate(m.b, int(cur), int(want))
+			break
+		}
+	}
+	readAheadSink.Add(uint32(touchLines(m.b[from:to])))
+}
+
+// Offset returns the file offset (in the decompressed stream) of the next
+// record NextInto reads.
+func (r *Reader) Offset() int64 { return r.off }
 
 func (m *memSource) Size() int { return len(m.b) }
 
