@@ -370,6 +370,7 @@ type flow struct {
 	key      FlowKey
 	peer     *flow
 	pairedBy pairing
+	created  uint64 // position, in everything observed, of the frame that made the flow known
 
 	transport    opcode.Transport
 	transportSet bool

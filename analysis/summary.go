@@ -134,13 +134,44 @@ func (n NAKCounts) Total() uint64 {
 }
 
 // Summary builds the report of everything observed so far.
-func (t *Tracker) Summary() *Summary {
-	s := &Summary{Frames: t.frames, IBFrames: t.ib, Undecoded: t.undecoded, CMRejects: t.cmRejects}
+func (t *Tracker) Summary() *Summary { return summarize([]*Tracker{t}) }
+
+// summarize builds the Summary of the frames ts observed between them,
+// each tracker a disjoint set of endpoint pairs (see Shards): the totals
+// are summed, and the connections numbered in the order their first flow
+// became known (by the position of the frame), across the trackers.
+func summarize(ts []*Tracker) *Summary {
+	s := &Summary{}
+	var warn [numWarnings]uint64
+	for _, t := range ts {
+		s.Frames += t.frames
+		s.IBFrames += t.ib
+		s.Undecoded += t.undecoded
+		s.CMRejects += t.cmRejects
+		for k := range warn {
+			warn[k] += t.warn[k]
+		}
+	}
 	for k := wk(0); k < numWarnings; k++ {
-		s.Warnings = append(s.Warnings, WarningCount{Warnings[k], t.warn[k]})
+		s.Warnings = append(s.Warnings, WarningCount{Warnings[k], warn[k]})
 	}
 	done := make(map[*flow]bool)
-	for _, fl := range t.order {
+	next := make([]int, len(ts)) // position in each tracker's order
+	for {
+		// The flow known earliest among the trackers' next ones; a frame is
+		// observed by one tracker, so only flows of one tracker tie, and
+		// they stay in that tracker's order.
+		best := -1
+		for i, t := range ts {
+			if next[i] < len(t.order) && (best < 0 || t.order[next[i]].created < ts[best].order[next[best]].created) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		fl := ts[best].order[next[best]]
+		next[best]++
 		if done[fl] {
 			continue
 		}

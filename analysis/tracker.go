@@ -70,6 +70,7 @@ type Tracker struct {
 	ib        uint64
 	undecoded uint64
 	warn      [numWarnings]uint64
+	seq       uint64 // position of the frame being observed (see Shards.ObserveChecked)
 }
 
 // New returns a Tracker.
@@ -115,7 +116,14 @@ func (t *Tracker) Observe(frameNo int, ts time.Time, f *packet.Frame, icrcOK boo
 
 // ObserveChecked is Observe with both integrity checks made by the caller.
 func (t *Tracker) ObserveChecked(frameNo int, ts time.Time, f *packet.Frame, icrc, vcrc Check, warnings []Warning) []Warning {
+	return t.observe(t.frames+1, frameNo, ts, f, icrc, vcrc, warnings)
+}
+
+// observe is ObserveChecked for the frame at position seq of everything
+// observed (by this Tracker, or by all the Shards it is one of).
+func (t *Tracker) observe(seq uint64, frameNo int, ts time.Time, f *packet.Frame, icrc, vcrc Check, warnings []Warning) []Warning {
 	t.frames++
+	t.seq = seq
 	if !f.IsRoCE() {
 		return warnings
 	}
@@ -190,7 +198,7 @@ func (t *Tracker) flow(k FlowKey) *flow {
 	if fl, ok := t.flows[k]; ok {
 		return fl
 	}
-	fl := &flow{key: k, pmtu: t.opts.PMTU}
+	fl := &flow{key: k, pmtu: t.opts.PMTU, created: t.seq}
 	if fl.pmtu != 0 {
 		fl.pmtuFrom = fromOption
 	}
