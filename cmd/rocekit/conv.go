@@ -2,18 +2,25 @@ package main
 
 import (
 	"github.com/rocekit/rocekit/analysis"
+	"github.com/rocekit/rocekit/packet"
 )
 
 // convTracker follows each QP's conversation across frames (package
-// analysis) and gives each frame its anomaly warnings.
+// analysis) and gives each frame its anomaly warnings. It is split into
+// shards by pairs of endpoints (analysis.Shards): each shard observes its
+// frames in order, and different shards at once.
 type convTracker struct {
-	t *analysis.Tracker
-	w []analysis.Warning
+	s *analysis.Shards
+	w [][]analysis.Warning // per shard
 }
 
-func newConvTracker(pmtu int) convTracker {
-	return convTracker{t: analysis.New(analysis.Options{PMTU: pmtu})}
+func newConvTracker(pmtu, shards int) convTracker {
+	s := analysis.NewShards(shards, analysis.Options{PMTU: pmtu})
+	return convTracker{s: s, w: make([][]analysis.Warning, s.Len())}
 }
+
+// shard returns the shard that observes decoded frame f.
+func (c *convTracker) shard(f *packet.Frame) int { return c.s.Of(f) }
 
 func check(c crcResult) analysis.Check {
 	switch {
@@ -25,17 +32,20 @@ func check(c crcResult) analysis.Check {
 	return analysis.CheckBad
 }
 
-// observe feeds one decoded frame to the tracker and appends its warnings.
-func (c *convTracker) observe(fi *frameInfo, w []string) []string {
-	c.w = c.t.ObserveChecked(fi.rec.Index, fi.rec.Time, fi.f, check(fi.icrc), check(fi.vcrc), c.w[:0])
-	for _, x := range c.w {
+// observe feeds one decoded frame to its shard's tracker (in that shard's
+// turn) and appends its warnings.
+// seq is the frame's position in everything decoded (frame numbers start
+// again with each file).
+func (c *convTracker) observe(shard int, seq uint64, fi *frameInfo, w []string) []string {
+	c.w[shard] = c.s.ObserveChecked(shard, seq, fi.rec.Index, fi.rec.Time, fi.f, check(fi.icrc), check(fi.vcrc), c.w[shard][:0])
+	for _, x := range c.w[shard] {
 		w = append(w, string(x))
 	}
 	return w
 }
 
 func (c *convTracker) appendSummary(b []byte, json bool) []byte {
-	s := c.t.Summary()
+	s := c.s.Summary()
 	if json {
 		return append(s.AppendJSON(b), '\n')
 	}

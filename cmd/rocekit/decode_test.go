@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -365,3 +366,77 @@ func TestAppendUintAndTime(t *testing.T) {
 		require.Equal(t, ts.UTC().Format("2006-01-02T15:04:05.000000000Z"), string(c.appendRFC3339Nano(nil, ts)))
 	}
 }
+
+// writeClients writes a capture of eight clients (192.168.1.10-17) each
+// doing RDMA WRITEs to a server (192.168.1.2) with their ACKs, every
+// client's PSNs starting near 2^24, the frames interleaved: several
+// endpoint pairs (so several tracker shards) over many read chunks.
+func writeClients(t *testing.T, path string, frames int) {
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	defer f.Close()
+	w, err := pcap.NewWriter(f, pcap.FormatPcap, pcap.LinkTypeEthernet)
+	require.NoError(t, err)
+	buf := make([]byte, 2048)
+	payload := make([]byte, 1000)
+	var psn [8]uint32
+	for c := range psn {
+		psn[c] = 1<<24 - 50 + uint32(c)
+	}
+	ts := time.Unix(1700000000, 0)
+	for i := 0; i < frames; i++ {
+		c := i % 16 / 2
+		ff := packet.DefaultFrame(packet.RoCEv2IPv4)
+		ff.IPv4.Src[3], ff.IPv4.Dst[3] = byte(10+c), 2
+		ff.Transport.BTH.DestQP = 0x200 + uint32(c)
+		ff.Transport.BTH.PSN = psn[c]
+		if i%2 == 0 {
+			ff.Transport.BTH.Opcode = opcode.RCRDMAWriteOnly
+			ff.Transport.BTH.AckReq = true
+			ff.Transport.RETH.DMALen = uint32(100 + i%900)
+			ff.Transport.Payload = payload[:100+i%900]
+		} else {
+			ff.IPv4.Src, ff.IPv4.Dst = ff.IPv4.Dst, ff.IPv4.Src
+			ff.Transport.BTH.Opcode = opcode.RCAcknowledge
+			ff.Transport.BTH.DestQP = 0x100 + uint32(c)
+			psn[c] = (psn[c] + 1) & 0xFFFFFF
+		}
+		ff.Transport.SetPad()
+		n, err := ff.Encode(buf)
+		require.NoError(t, err)
+		require.NoError(t, w.WritePacket(ts.Add(time.Duration(i)*time.Microsecond), buf[:n]))
+	}
+	require.NoError(t, w.Flush())
+}
+
+// Every number of workers (and so of tracker shards) gives the same
+// output as one: frames, warnings and the summary, over several files of
+// many endpoint pairs and read chunks, read in place and as streams.
+func TestDecodeSameOutputForEveryWorkerCount(t *testing.T) {
+	tmp := t.TempDir()
+	clients := filepath.Join(tmp, "clients.pcap")
+	writeClients(t, clients, 6000)
+	files := []string{clients, clients}
+	// A real capture between them when ../shared is there; the test is
+	// about the pipeline, so it runs without.
+	if real := filepath.Join("..", "..", "..", "shared", "captures", "montybeatnik-rdma-roce-lab_roce_capture_read-write-ecn.pcap"); fileExists(real) {
+		files = append(files, real, clients)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, args := range [][]string{{"--summary"}, {"--summary", "--format", "json"}, {"--format", "json"}, {"-v", "--qp", "0x203"}} {
+		var want string
+		for _, procs := range []int{1, 2, 3, 4} {
+			runtime.GOMAXPROCS(procs)
+			code, got, errs := runCLI(t, append(append([]string{"decode"}, args...), files...)...)
+			require.Equal(t, 0, code, errs)
+			if procs == 1 {
+				want = got
+				require.NotEmpty(t, want)
+				continue
+			}
+			require.Equal(t, want, got, "%v with %d workers", args, procs)
+		}
+	}
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }

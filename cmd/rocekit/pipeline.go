@@ -15,19 +15,25 @@ import (
 // The decode command runs on a few workers (one per core), each carrying
 // one batch of frames at a time through every stage:
 //
+//	read ahead                      (in parallel: a memory-mapped file's chunk)
 //	read                            (one worker at a time, in file order)
 //	decode, ICRC, VCRC, selection   (in parallel)
-//	per-QP analysis                 (in batch order: waits its turn)
+//	per-QP analysis                 (per tracker shard, in batch order)
 //	format                          (in parallel)
 //	write                           (in batch order: waits its turn)
 //
 // Every frame is decoded once, and a batch never changes hands: the worker
 // that read it (and brought its bytes into its core's cache) decodes,
-// checks, analyses and formats it. Only the reading, the analysis and the
-// writing take turns; while one worker reads or analyses, the others
-// decode, check or format. A batch only ever waits for batches read before
-// it, which are never waiting for it: no deadlock. --summary stops after
-// the analysis.
+// checks, analyses and formats it. A batch of a memory-mapped file is the
+// records that start in one readChunk of it: its worker streams the chunk
+// from memory before its turn to walk the records, so the workers read the
+// file at once and the turn finds the records in cache. The analysis is
+// split into shards by pairs of endpoints (analysis.Shards): a batch takes
+// each shard's turn in order, so one worker can analyse shard 0 of a batch
+// while another analyses shard 1 of the batch before it. Only the walk,
+// each shard's analysis and the writing take turns. A batch only ever
+// waits for batches read before it, which are never waiting for it: no
+// deadlock. --summary stops after the analysis.
 //
 // Records of a memory-mapped file are used in place; records of a stream
 // (gzip, standard input) are copied into the batch's arena, because the
@@ -43,7 +49,8 @@ type slot struct {
 	err      error // frame decode error
 	icrc     crcResult
 	vcrc     crcResult
-	wFrom    int // this frame's warnings are batch.warnings[wFrom:wTo]
+	shard    uint8 // the tracker shard that observes the frame
+	wFrom    int   // this frame's warnings are batch.warnings[wFrom:wTo]
 	wTo      int
 	selected bool
 }
@@ -130,13 +137,6 @@ func (t *turns) done() {
 	t.mu.Unlock()
 }
 
-// lockSpinning locks mu, spinning for a while before it sleeps (see turns).
-func lockSpinning(mu *sync.Mutex) {
-	if !spinUntil(mu.TryLock) {
-		mu.Lock()
-	}
-}
-
 // worker is what one worker keeps from batch to batch and file to file.
 type worker struct {
 	b      batch
@@ -151,25 +151,34 @@ type pipeline struct {
 	out     *bufio.Writer
 	conv    convTracker
 	workers []*worker
-	track   turns
+	read    turns   // reading batches from the file
+	track   []turns // the analysis, one per tracker shard
 	write   turns
 	err     error // the reader's error, set in the last turn of the batch that carried it
 	done    chan error
 
-	// The file being read, under readMu.
-	readMu   sync.Mutex
+	// The file being read. Batch k of the file (claimed in that order) has
+	// sequence number base+k; the fields below claims are used in read
+	// turns.
 	r        *pcap.Reader
-	label    string
 	inPlace  bool
-	readDone bool   // r returned its last record or an error
-	seq      uint64 // of the next batch read
+	start    int64 // file offset of the first record, when inPlace
+	base     uint64
+	claims   atomic.Int64
+	label    string
+	readDone bool // r returned its last record or an error
 }
 
 func newPipeline(cfg *decodeConfig, out *bufio.Writer) *pipeline {
-	p := &pipeline{cfg: cfg, out: out, conv: newConvTracker(cfg.pmtu), done: make(chan error, 1)}
-	p.track.cond.L = &p.track.mu
+	nw := min(runtime.GOMAXPROCS(0), 4)
+	p := &pipeline{cfg: cfg, out: out, conv: newConvTracker(cfg.pmtu, nw), done: make(chan error, 1)}
+	p.read.cond.L = &p.read.mu
+	p.track = make([]turns, p.conv.s.Len())
+	for i := range p.track {
+		p.track[i].cond.L = &p.track[i].mu
+	}
 	p.write.cond.L = &p.write.mu
-	for i := 0; i < min(runtime.GOMAXPROCS(0), 4); i++ {
+	for i := 0; i < nw; i++ {
 		w := &worker{frames: make([]packet.Frame, batchFrames)}
 		w.b.slots = make([]slot, batchFrames)
 		if cfg.format == "json" {
@@ -192,12 +201,21 @@ func (p *pipeline) file(name string, many bool) error {
 	if many {
 		p.label = name
 	}
+	if p.inPlace {
+		r.CallerReadsAhead()
+		p.start = r.Offset()
+	}
+	// Batches are numbered on from the previous file's; claims past the
+	// end of that file took read turns but no analysis turn.
+	p.base = p.track[0].next.Load()
+	p.read.next.Store(p.base)
+	p.claims.Store(0)
 	var wg sync.WaitGroup
 	for _, w := range p.workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for p.read(&w.b) {
+			for p.readBatch(w) {
 				p.process(w)
 			}
 		}()
@@ -208,18 +226,38 @@ func (p *pipeline) file(name string, many bool) error {
 	return err
 }
 
-// read fills b with the next batch of records, in its turn, and gives it
-// its sequence number. It reports false when the file has been read to the
-// end (or to an error) by an earlier batch.
-func (p *pipeline) read(b *batch) bool {
-	lockSpinning(&p.readMu)
-	defer p.readMu.Unlock()
+// readChunk is how much of a memory-mapped file one batch covers: its
+// worker streams those bytes into its core's cache (pcap.Reader.ReadAhead)
+// before its turn to walk the records, in parallel with the other workers.
+const readChunk = 256 << 10
+
+// readBatch claims the next batch and fills w's batch with its records, in
+// its turn. A batch of a memory-mapped file is the records that start in
+// its readChunk of the file, read ahead before the turn; one of a stream is
+// up to batchFrames records, copied out of the reader's buffer. It reports
+// false when the file has been read to the end (or to an error) by an
+// earlier batch.
+func (p *pipeline) readBatch(w *worker) bool {
+	k := p.claims.Add(1) - 1
+	var hi int64
+	if p.inPlace {
+		lo := p.start + k*readChunk
+		hi = lo + readChunk
+		p.r.ReadAhead(lo, hi)
+	}
+	seq := p.base + uint64(k)
+	p.read.wait(seq)
+	defer p.read.done()
 	if p.readDone {
 		return false
 	}
+	b := &w.b
 	b.reset(p.label)
 	r := p.r
-	for b.n < batchFrames {
+	for p.inPlace && r.Offset() < hi || !p.inPlace && b.n < batchFrames {
+		if b.n == len(b.slots) {
+			w.grow()
+		}
 		s := &b.slots[b.n]
 		if err := r.NextInto(&s.rec); err != nil {
 			if err != io.EOF {
@@ -241,9 +279,16 @@ func (p *pipeline) read(b *batch) bool {
 	if !p.inPlace {
 		fixArena(b)
 	}
-	b.seq = p.seq
-	p.seq++
+	b.seq = seq
 	return true
+}
+
+// grow makes room for more frames in w's batch (a readChunk of small
+// records holds more than batchFrames).
+func (w *worker) grow() {
+	n := 2 * len(w.b.slots)
+	w.b.slots = append(w.b.slots, make([]slot, n-len(w.b.slots))...)
+	w.frames = append(w.frames, make([]packet.Frame, n-len(w.frames))...)
 }
 
 // fixArena re-points each copied record at the arena's final backing array
@@ -266,23 +311,34 @@ func (p *pipeline) process(w *worker) {
 		f := &frames[i]
 		decodeFrame(s, f, p.cfg.ports)
 		checkFrame(s, f)
+		s.shard = uint8(p.conv.shard(f))
 		s.selected = !p.cfg.summary && p.cfg.selected(s, f)
 	}
-	p.track.wait(b.seq)
-	for i := range b.slots[:b.n] {
-		s := &b.slots[i]
-		fi.slot, fi.f = s, &frames[i]
-		s.wFrom = len(b.warnings)
-		b.warnings = p.conv.observe(fi, b.warnings)
-		s.wTo = len(b.warnings)
+	// The analysis: each shard in its turn, the batch's frames of that
+	// shard in order. A later batch may take a shard's turn as soon as this
+	// one passes it on, while this one goes on to the next shard.
+	last := len(p.track) - 1
+	for sh := range p.track {
+		p.track[sh].wait(b.seq)
+		for i := range b.slots[:b.n] {
+			s := &b.slots[i]
+			if int(s.shard) != sh {
+				continue
+			}
+			fi.slot, fi.f = s, &frames[i]
+			s.wFrom = len(b.warnings)
+			b.warnings = p.conv.observe(sh, b.seq<<32|uint64(i), fi, b.warnings)
+			s.wTo = len(b.warnings)
+		}
+		if sh == last && p.cfg.summary {
+			// Nothing to write: the batch ends in its last analysis turn.
+			p.finish(b)
+		}
+		p.track[sh].done()
 	}
 	if p.cfg.summary {
-		// Nothing to write: the batch ends in its analysis turn.
-		p.finish(b)
-		p.track.done()
 		return
 	}
-	p.track.done()
 	p.render(fi, b, frames)
 	p.write.wait(b.seq)
 	p.out.Write(b.out)
