@@ -154,3 +154,43 @@ func BenchmarkQPScalingRatio(b *testing.B) {
 	b.ReportMetric(ratios[len(ratios)/2], "median-ratio")
 	b.ReportMetric(ratios[len(ratios)-1], "worst-ratio")
 }
+
+// BenchmarkPrefetchGain runs the 10,000-QP incast of BenchmarkQPScaling
+// with prefetching and without, alternated, one of each per op, and reports
+// the median and best (smallest) ratio of their ns per event: what asking
+// for the next QP's state early gains (see prefetching).
+func BenchmarkPrefetchGain(b *testing.B) {
+	defer lockThread()()
+	defer func(v bool) { prefetching = v }(prefetching)
+	perEvent := func(on bool) float64 {
+		b.StopTimer()
+		prefetching = on
+		s, err := New(incastScenario(10_000, 20), Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		b.StartTimer()
+		t0 := time.Now()
+		sum, err := s.Run()
+		d := time.Since(t0)
+		if err != nil || !sum.Complete || !sum.DataIntegrityOK {
+			b.Fatalf("run failed: %s", sum.JSON())
+		}
+		return float64(d.Nanoseconds()) / float64(sum.Events)
+	}
+	var ratios []float64
+	for i := 0; i < b.N; i++ {
+		// Alternate which goes first, against drift.
+		on, off := 0.0, 0.0
+		if i%2 == 0 {
+			on, off = perEvent(true), perEvent(false)
+		} else {
+			off, on = perEvent(false), perEvent(true)
+		}
+		ratios = append(ratios, on/off)
+	}
+	slices.Sort(ratios)
+	b.ReportMetric(ratios[len(ratios)/2], "median-ratio")
+	b.ReportMetric(ratios[0], "best-ratio")
+}

@@ -63,13 +63,14 @@ type Sim struct {
 	conns []*conn
 	// connArr holds the conns, line-aligned (newConns); connection i's
 	// ends have QPNs qpnBase+2i and qpnBase+2i+1.
-	connArr []conn
-	slab    *rc.Slab // the QPs
-	arena   arena    // the connections' buffers
-	pat     *pattern
-	calc    icrc.Calc
-	comps   []rc.Completion
-	stop    sim.Time
+	connArr  []conn
+	prefetch bool     // the connections' state is too big for the cache (see prefetching)
+	slab     *rc.Slab // the QPs
+	arena    arena    // the connections' buffers
+	pat      *pattern
+	calc     icrc.Calc
+	comps    []rc.Completion
+	stop     sim.Time
 
 	total    int64 // work requests of all connections
 	done     int64 // completed
@@ -238,6 +239,7 @@ func New(sc *Scenario, opt Options) (*Sim, error) {
 		bufs += bufferBytes(spec, newGenerator(&spec.Work, 0)) * int64(spec.count())
 	}
 	s.connArr = newConns(n)
+	s.prefetch = prefetching && n*connStateBytes > prefetchAbove
 	s.slab = rc.NewSlab(2 * n)
 	s.arena = newArena(bufs)
 	for i := range sc.QPs {
@@ -502,6 +504,14 @@ func (r *epRing) push(e *qpEnd) {
 	}
 	r.buf[(r.head+r.n)&(len(r.buf)-1)] = e
 	r.n++
+}
+
+// peek returns the i-th QP end from the head without removing it, or nil.
+func (r *epRing) peek(i int) *qpEnd {
+	if i >= r.n {
+		return nil
+	}
+	return r.buf[(r.head+i)&(len(r.buf)-1)]
 }
 
 func (r *epRing) pop() *qpEnd {

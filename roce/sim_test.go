@@ -437,3 +437,29 @@ func TestStopTime(t *testing.T) {
 	assert.Less(t, sum.WRCompleted["SUCCESS"], uint64(1000))
 	assert.True(t, sum.DataIntegrityOK)
 }
+
+// Prefetching (which a Sim with many connections does) changes nothing it
+// computes: the 2,000-QP incast with a lossy, reordering first hop gives
+// the same trace and summary with it and without it.
+func TestPrefetchChangesNothing(t *testing.T) {
+	sc := incastScenario(2000, 3)
+	sc.Links[0].Faults = &FaultSpec{Loss: 0.01, Reorder: 0.01}
+	trace := func(on bool) ([]byte, *Summary) {
+		defer func(v bool) { prefetching = v }(prefetching)
+		prefetching = on
+		var b bytes.Buffer
+		s, err := New(sc, Options{Trace: &b, TraceFormat: pcap.FormatPcap})
+		require.NoError(t, err)
+		require.Equal(t, on, s.prefetch, "the connections' state is above prefetchAbove")
+		sum, err := s.Run()
+		require.NoError(t, err)
+		require.True(t, sum.Complete && sum.DataIntegrityOK, sum.FirstFailure)
+		sum.WallSeconds, sum.EventsPerSecond, sum.PacketsPerSecond, sum.DataPacketsPerSecond = 0, 0, 0, 0
+		return b.Bytes(), sum
+	}
+	a, sa := trace(true)
+	b, sb := trace(false)
+	require.NotZero(t, sa.Retransmissions, "the faults did something")
+	assert.True(t, bytes.Equal(a, b), "traces differ")
+	assert.Equal(t, sa, sb)
+}

@@ -1,0 +1,16 @@
+package prefetch
+
+import "unsafe"
+
+// Lines prefetches the n cache lines (64 bytes each) starting at the
+// line that holds p. A nil p is ignored.
+func Lines(p unsafe.Pointer, n int) {
+	if p != nil {
+		lines(uintptr(p), n)
+	}
+}
+
+// lines issues PREFETCHT0 for n lines from p.
+//
+//go:noescape
+func lines(p uintptr, n int)
