@@ -56,10 +56,12 @@ type QP struct {
 	comps []Completion
 	rsp   responder
 
-	// Inline storage of the send and receive queues while they are at most
-	// initRing deep (the responder holds that of its jobs).
-	sqInline [initRing]sendWQE
-	rqInline [initRing]RecvWR
+	// Inline storage of the send and receive queues and the completions
+	// while they are at most initRing deep (the responder holds that of its
+	// jobs): no separate allocation, whose line would be one more miss.
+	sqInline    [initRing]sendWQE
+	rqInline    [initRing]RecvWR
+	compsInline [initRing]Completion // comps' storage while at most initRing are pending
 
 	rnrAt sim.Time // requester: when the RNR wait ends
 
@@ -118,7 +120,7 @@ func newIn(q *QP, cfg Config) *QP {
 	if q.window == 0 {
 		q.window = MaxOutstandingPSNs
 	}
-	q.comps = make([]Completion, 0, initRing)
+	q.comps = q.compsInline[:0]
 	q.req.init(q)
 	q.rsp.init(q)
 	return q
