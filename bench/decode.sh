@@ -4,17 +4,23 @@
 #   bash bench/decode.sh [FRAMES]      (default 300000)
 #
 # Makes bench/out/mixed.pcap with bench/mkcap (rocekit's own frame builder),
-# then times, best of 3 runs each, with output to /dev/null:
-#   tshark -T fields extracting the BTH fields,
-#   rocekit decode --format json,
-#   rocekit decode --summary
-# (with the CPU time, user + system, of the best run: on a busy machine it
-# varies less than wall time), and peak memory (max RSS) of rocekit on that
-# file and on one 10x larger.
+# then times, with output to /dev/null:
+#   tshark -T fields extracting the BTH fields (best of 3 runs),
+#   rocekit decode --format json (best and median of RUNS runs),
+#   rocekit decode --summary (likewise)
+# Wall time is taken to the microsecond (bash's EPOCHREALTIME: GNU time's
+# %e has 10 ms steps, a fifth of a 50 ms run); GNU time gives the peak
+# memory (max RSS) and the CPU time, user + system, of the best run (on a
+# busy machine it varies less than wall time). Peak memory is also taken on
+# a file 10x larger.
+#
+#   bash bench/decode.sh [FRAMES] [RUNS]      (defaults 300000 and 9)
+#
 # Needs tshark and GNU time (/usr/bin/time; apt-get install -y time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-300000}
+runs=${2:-9}
 mkdir -p bench/out
 go build -o bench/out/rocekit ./cmd/rocekit
 go build -o bench/out/mkcap ./bench/mkcap
@@ -22,30 +28,44 @@ f=bench/out/mixed.pcap
 [ -f "$f.$n" ] || { bench/out/mkcap -n "$n" -o "$f" && touch "$f.$n"; }
 cat "$f" > /dev/null # page cache
 
-best() { # best wall seconds, its max RSS (KB) and its CPU seconds (user+sys) of 3 runs of "$@"
-  local b=999999 m=0 c=0
-  for _ in 1 2 3; do
-    /usr/bin/time -f "%e %M %U %S" -o bench/out/t "$@" > /dev/null 2>bench/out/err || { cat bench/out/err; return 1; }
-    read -r s k u y < bench/out/t
-    if awk "BEGIN{exit !($s < $b)}"; then b=$s; m=$k; c=$(awk "BEGIN{print $u+$y}"); fi
+# runs N CMD...: runs CMD N times; prints the best and the median wall
+# seconds, and the max RSS (KB) and CPU seconds (user+sys) of the best run.
+runs() {
+  local k=$1 w=() b=999999 m=0 c=0
+  shift
+  for _ in $(seq "$k"); do
+    local t0=$EPOCHREALTIME
+    /usr/bin/time -f "%M %U %S" -o bench/out/t "$@" > /dev/null 2>bench/out/err || { cat bench/out/err; return 1; }
+    local t1=$EPOCHREALTIME
+    local s
+    s=$(awk "BEGIN{printf \"%.4f\", $t1 - $t0}")
+    w+=("$s")
+    read -r kb u y < bench/out/t
+    if awk "BEGIN{exit !($s < $b)}"; then b=$s; m=$kb; c=$(awk "BEGIN{print $u+$y}"); fi
   done
-  echo "$b $m $c"
+  local med
+  med=$(printf '%s\n' "${w[@]}" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')
+  echo "$b $med $m $c"
 }
 
 frames=$(bench/out/rocekit decode --format json "$f" | wc -l)
 echo "file: $f, $frames frames, $(du -h "$f" | cut -f1)"
-read -r ts tm _ < <(best tshark -r "$f" -T fields -e frame.number -e infiniband.bth.opcode -e infiniband.bth.se \
+read -r ts _ tm _ < <(runs 3 tshark -r "$f" -T fields -e frame.number -e infiniband.bth.opcode -e infiniband.bth.se \
   -e infiniband.bth.m -e infiniband.bth.padcnt -e infiniband.bth.tver -e infiniband.bth.p_key \
   -e infiniband.bth.destqp -e infiniband.bth.a -e infiniband.bth.psn)
-read -r js jm jc < <(best bench/out/rocekit decode --format json "$f")
-read -r ss sm sc < <(best bench/out/rocekit decode --summary "$f")
-printf "%-40s %8s s  %8s KB max RSS\n" "tshark -T fields (BTH fields)" "$ts" "$tm"
-printf "%-40s %8s s  %8s KB max RSS  (%.0fx faster; %s s CPU)\n" "rocekit decode --format json" "$js" "$jm" "$(awk "BEGIN{print $ts/$js}")" "$jc"
-printf "%-40s %8s s  %8s KB max RSS  (%.0fx faster; %s s CPU)\n" "rocekit decode --summary" "$ss" "$sm" "$(awk "BEGIN{print $ts/$ss}")" "$sc"
+read -r js jmed jm jc < <(runs "$runs" bench/out/rocekit decode --format json "$f")
+read -r ss smed sm sc < <(runs "$runs" bench/out/rocekit decode --summary "$f")
+printf "%-32s best %7.3f s  %8s KB max RSS\n" "tshark -T fields (BTH fields)" "$ts" "$tm"
+for x in "json $js $jmed $jm $jc" "summary $ss $smed $sm $sc"; do
+  read -r name b med m c <<< "$x"
+  arg="--format json"; [ "$name" = summary ] && arg="--summary"
+  printf "%-32s best %7.3f s (%3.0fx faster), median %7.3f s (%3.0fx); %s KB max RSS; %s s CPU\n" \
+    "rocekit decode $arg" "$b" "$(awk "BEGIN{print $ts/$b}")" "$med" "$(awk "BEGIN{print $ts/$med}")" "$m" "$c"
+done
 
 # Peak memory on a file 10 times larger (made the same way, 10x the frames).
 f10=bench/out/mixed10.pcap
 [ -f "$f10.$n" ] || { bench/out/mkcap -n $((n * 10)) -o "$f10" && touch "$f10.$n"; }
-read -r _ jm10 _ < <(best bench/out/rocekit decode --format json "$f10")
-read -r _ sm10 _ < <(best bench/out/rocekit decode --summary "$f10")
+read -r _ _ jm10 _ < <(runs 3 bench/out/rocekit decode --format json "$f10")
+read -r _ _ sm10 _ < <(runs 3 bench/out/rocekit decode --summary "$f10")
 echo "peak memory (max RSS), 10x file: json $jm10 KB (1x: $jm KB), summary $sm10 KB (1x: $sm KB)"
