@@ -59,17 +59,31 @@ func (h IPv4) Checksum() uint16    { return binary.BigEndian.Uint16(h[10:]) }
 func (h IPv4) Src() netip.Addr     { return netip.AddrFrom4([4]byte(h[12:16])) }
 func (h IPv4) Dst() netip.Addr     { return netip.AddrFrom4([4]byte(h[16:20])) }
 
-// ComputeChecksum returns the header checksum the header should carry.
+// ComputeChecksum returns the header checksum the header should carry: the
+// ones' complement of the ones' complement sum of its 16-bit words, the
+// checksum field taken as zero (RFC 791, RFC 1071). A view shorter than its
+// IHL says is summed as far as it goes.
 func (h IPv4) ComputeChecksum() uint16 {
-	var s uint32
-	n := h.HeaderLen()
-	for i := 0; i+1 < n; i += 2 {
-		if i == 10 {
-			continue
-		}
-		s += uint32(h[i])<<8 | uint32(h[i+1])
+	n := min(h.HeaderLen(), len(h))
+	var s uint64
+	i := 0
+	if n >= IPv4Len {
+		// 32-bit words sum to the same ones' complement sum (2^16 is 1
+		// modulo 2^16 - 1); the checksum is the low half of the third.
+		s = uint64(binary.BigEndian.Uint32(h[0:])) + uint64(binary.BigEndian.Uint32(h[4:])) +
+			uint64(binary.BigEndian.Uint32(h[8:])&0xFFFF0000) + uint64(binary.BigEndian.Uint32(h[12:])) +
+			uint64(binary.BigEndian.Uint32(h[16:]))
+		i = IPv4Len
 	}
-	return ^fold(s)
+	for ; i+1 < n; i += 2 {
+		if i != 10 {
+			s += uint64(binary.BigEndian.Uint16(h[i:]))
+		}
+	}
+	for s>>16 != 0 {
+		s = s&0xFFFF + s>>16
+	}
+	return ^uint16(s)
 }
 
 // SetTOS sets the TOS byte (DSCP and ECN); switches do this when they mark

@@ -15,6 +15,7 @@ import (
 	"github.com/rocekit/rocekit/reth"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 )
 
 func unhex(t testing.TB, s string) []byte {
@@ -314,4 +315,34 @@ func TestDecodeCutFrame(t *testing.T) {
 	require.Error(t, f.DecodeEthernet(a[:14+20+8+5]))
 	assert.Equal(t, packet.RoCEv2IPv4, f.Encap)
 	assert.Nil(t, f.Transport.BTH, "BTH cut after 5 bytes")
+}
+
+// The IPv4 header checksum: the usual worked example (RFC 1071 style, the
+// header of Wikipedia's "IPv4 header checksum" article), and every header
+// length and random bytes against the plain 16-bit-word sum.
+func TestIPv4Checksum(t *testing.T) {
+	h := packet.IPv4(unhex(t, "450000730000400040110000c0a80001c0a800c7"))
+	require.Equal(t, uint16(0xb861), h.ComputeChecksum())
+	h[10], h[11] = 0xb8, 0x61
+	require.Equal(t, uint16(0xb861), h.ComputeChecksum(), "the checksum field is not summed")
+	rapid.Check(t, func(rt *rapid.T) {
+		ihl := rapid.IntRange(0, 15).Draw(rt, "ihl")
+		b := rapid.SliceOfN(rapid.Byte(), 60, 60).Draw(rt, "bytes")
+		b[0] = 0x40 | byte(ihl)
+		n := rapid.IntRange(1, 60).Draw(rt, "len")
+		h := packet.IPv4(b[:n])
+		m := min(ihl*4, n)
+		var s uint32
+		for i := 0; i+1 < m; i += 2 {
+			if i != 10 {
+				s += uint32(b[i])<<8 | uint32(b[i+1])
+			}
+		}
+		for s>>16 != 0 {
+			s = s&0xFFFF + s>>16
+		}
+		if got, want := h.ComputeChecksum(), ^uint16(s); got != want {
+			rt.Fatalf("IHL %d, %d bytes: %#04x, want %#04x", ihl, n, got, want)
+		}
+	})
 }
