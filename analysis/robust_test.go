@@ -29,33 +29,12 @@ func TestPropertyArbitraryTraffic(t *testing.T) {
 		n := rapid.IntRange(1, 80).Draw(rt, "frames")
 		ts := time.Unix(1700000000, 0)
 		for i := 0; i < n; i++ {
-			ff := packet.DefaultFrame(encap)
-			ff.Transport = proptest.AnyPacketFields().Draw(rt, "packet")
-			ff.Transport.BTH.TVer = 0
-			ff.Transport.BTH.DestQP = rapid.SampledFrom([]uint32{1, 0x11, 0x22}).Draw(rt, "qp")
-			ff.Transport.BTH.PSN = rapid.Uint32Range(0xFFFFF0, 0xFFFFFF+20).Draw(rt, "psn") & 0xFFFFFF
-			if rapid.Bool().Draw(rt, "cm") {
-				mad := cm.MAD(rapid.SliceOfN(rapid.Byte(), 0, cm.MADLen).Draw(rt, "mad"))
-				if len(mad) >= 2 {
-					mad[1] = cm.MgmtClass
-				}
-				if len(mad) >= 18 {
-					mad.SetAttributeID(rapid.SampledFrom([]cm.AttrID{cm.AttrREQ, cm.AttrREP, cm.AttrREJ, cm.AttrRTU, cm.AttrDREQ, cm.AttrDREP}).Draw(rt, "attr"))
-				}
-				ff.Transport.BTH.Opcode = opcode.UDSendOnly
-				ff.Transport.BTH.DestQP = 1
-				ff.Transport.DETH.QKey = cm.GSIQKey
-				ff.Transport.Payload = mad
-				ff.Transport.SetPad()
-			}
+			ff := anyTraffic(rt, encap, rapid.Bool().Draw(rt, "cm"))
 			if rapid.Bool().Draw(rt, "reverse") {
 				ff.IPv4.Src, ff.IPv4.Dst = ff.IPv4.Dst, ff.IPv4.Src
 				ff.IPv6.Src, ff.IPv6.Dst = ff.IPv6.Dst, ff.IPv6.Src
 				ff.GRH.SGID, ff.GRH.DGID = ff.GRH.DGID, ff.GRH.SGID
 				ff.LRH.SLID, ff.LRH.DLID = ff.LRH.DLID, ff.LRH.SLID
-			}
-			if rapid.IntRange(0, 9).Draw(rt, "damage") == 0 {
-				ff.ICRCXor = 1
 			}
 			m, err := ff.Encode(buf)
 			if err != nil {
@@ -93,4 +72,34 @@ func TestPropertyArbitraryTraffic(t *testing.T) {
 			rt.Fatal(err)
 		}
 	})
+}
+
+// anyTraffic draws a frame of encap carrying a random valid packet of any
+// opcode to one of three QPs, its PSN near the 2^24 wrap (so that responses
+// and requests meet), or with isCM a random CM MAD to QP1; one in ten has a
+// bad ICRC.
+func anyTraffic(rt *rapid.T, encap packet.Encap, isCM bool) packet.FrameFields {
+	ff := packet.DefaultFrame(encap)
+	ff.Transport = proptest.AnyPacketFields().Draw(rt, "packet")
+	ff.Transport.BTH.TVer = 0
+	ff.Transport.BTH.DestQP = rapid.SampledFrom([]uint32{1, 0x11, 0x22}).Draw(rt, "qp")
+	ff.Transport.BTH.PSN = rapid.Uint32Range(0xFFFFF0, 0xFFFFFF+20).Draw(rt, "psn") & 0xFFFFFF
+	if isCM {
+		mad := cm.MAD(rapid.SliceOfN(rapid.Byte(), 0, cm.MADLen).Draw(rt, "mad"))
+		if len(mad) >= 2 {
+			mad[1] = cm.MgmtClass
+		}
+		if len(mad) >= 18 {
+			mad.SetAttributeID(rapid.SampledFrom([]cm.AttrID{cm.AttrREQ, cm.AttrREP, cm.AttrREJ, cm.AttrRTU, cm.AttrDREQ, cm.AttrDREP}).Draw(rt, "attr"))
+		}
+		ff.Transport.BTH.Opcode = opcode.UDSendOnly
+		ff.Transport.BTH.DestQP = 1
+		ff.Transport.DETH.QKey = cm.GSIQKey
+		ff.Transport.Payload = mad
+		ff.Transport.SetPad()
+	}
+	if rapid.IntRange(0, 9).Draw(rt, "damage") == 0 {
+		ff.ICRCXor = 1
+	}
+	return ff
 }

@@ -7,11 +7,9 @@ import (
 	"time"
 
 	"github.com/rocekit/rocekit/analysis"
-	"github.com/rocekit/rocekit/cm"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/pcap"
-	"github.com/rocekit/rocekit/proptest"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
@@ -81,34 +79,13 @@ func TestPropertyShardsMatchOneTracker(t *testing.T) {
 		ts := time.Unix(1700000000, 0)
 		var frames []observed
 		for i := 0; i < n; i++ {
-			ff := packet.DefaultFrame(encap)
-			ff.Transport = proptest.AnyPacketFields().Draw(rt, "packet")
-			ff.Transport.BTH.TVer = 0
-			ff.Transport.BTH.DestQP = rapid.SampledFrom([]uint32{1, 0x11, 0x22}).Draw(rt, "qp")
-			ff.Transport.BTH.PSN = rapid.Uint32Range(0xFFFFF0, 0xFFFFFF+20).Draw(rt, "psn") & 0xFFFFFF
-			if rapid.IntRange(0, 7).Draw(rt, "cm") == 0 {
-				mad := cm.MAD(rapid.SliceOfN(rapid.Byte(), 0, cm.MADLen).Draw(rt, "mad"))
-				if len(mad) >= 2 {
-					mad[1] = cm.MgmtClass
-				}
-				if len(mad) >= 18 {
-					mad.SetAttributeID(rapid.SampledFrom([]cm.AttrID{cm.AttrREQ, cm.AttrREP, cm.AttrREJ, cm.AttrRTU, cm.AttrDREQ, cm.AttrDREP}).Draw(rt, "attr"))
-				}
-				ff.Transport.BTH.Opcode = opcode.UDSendOnly
-				ff.Transport.BTH.DestQP = 1
-				ff.Transport.DETH.QKey = cm.GSIQKey
-				ff.Transport.Payload = mad
-				ff.Transport.SetPad()
-			}
+			ff := anyTraffic(rt, encap, rapid.IntRange(0, 7).Draw(rt, "cm") == 0)
 			src := byte(rapid.IntRange(1, 5).Draw(rt, "src"))
 			dst := byte(rapid.IntRange(1, 5).Draw(rt, "dst"))
 			ff.IPv4.Src[3], ff.IPv4.Dst[3] = src, dst
 			ff.IPv6.Src[15], ff.IPv6.Dst[15] = src, dst
 			ff.GRH.SGID[15], ff.GRH.DGID[15] = src, dst
 			ff.LRH.SLID, ff.LRH.DLID = uint16(src), uint16(dst)
-			if rapid.IntRange(0, 9).Draw(rt, "damage") == 0 {
-				ff.ICRCXor = 1
-			}
 			m, err := ff.Encode(buf)
 			if err != nil {
 				continue // e.g. a native IB packet whose pad makes it not whole words
