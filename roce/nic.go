@@ -492,16 +492,15 @@ func MarkCE(frame []byte) bool {
 //     microseconds of simulated time later, hundreds of events on: the
 //     conn, that end's QP and, for a request carrying a RETH (an RDMA
 //     WRITE's First or Only packet), the bytes of the region it writes
-//     (measured on the 10,000-QP incast: 8% for the state, 18% with the
-//     region; later packets of a message follow on in the region, which
-//     the CPU's own prefetcher sees).
+//     (later packets of a message follow on in the region, which the
+//     CPU's own prefetcher sees).
 //
+// BenchmarkPrefetchGain measures what it gains on the 10,000-QP incast.
 // With few connections their state stays in the cache, and asking for it
-// only costs instructions (7% of a one-QP run when measured), so a Sim
-// prefetches only when its connections' state is larger than
-// prefetchAbove. Prefetching changes nothing the simulation computes;
-// prefetching false turns it off, for the benchmark that measures what it
-// gains.
+// only costs instructions, so a Sim prefetches only when its connections'
+// state is larger than prefetchAbove. Prefetching changes nothing the
+// simulation computes (TestPrefetchChangesNothing); prefetching false turns
+// it off, for that benchmark.
 var prefetching = true
 
 const (
