@@ -96,6 +96,15 @@ type pairKey struct {
 // frameAddrs returns the source and destination addresses of a decoded IB
 // frame.
 func frameAddrs(f *packet.Frame) (src, dst Addr) {
+	setAddrs(&src, &dst, f)
+	return src, dst
+}
+
+// setAddrs sets *src and *dst to the addresses of a decoded IB frame, in
+// place (building Addrs and copying them costs more: their 17 bytes move
+// in overlapping pieces).
+func setAddrs(src, dst *Addr, f *packet.Frame) {
+	src.b, dst.b = [16]byte{}, [16]byte{}
 	switch f.Encap {
 	case packet.RoCEv2IPv4:
 		src.Kind, dst.Kind = AddrIPv4, AddrIPv4
@@ -110,45 +119,10 @@ func frameAddrs(f *packet.Frame) (src, dst Addr) {
 		copy(src.b[:], f.GRH.SGID())
 		copy(dst.b[:], f.GRH.DGID())
 	case packet.IBLocal:
-		src, dst = LIDAddr(f.LRH.SLID()), LIDAddr(f.LRH.DLID())
+		src.Kind, dst.Kind = AddrLID, AddrLID
+		binary.BigEndian.PutUint16(src.b[:], f.LRH.SLID())
+		binary.BigEndian.PutUint16(dst.b[:], f.LRH.DLID())
+	default:
+		src.Kind, dst.Kind = AddrNone, AddrNone
 	}
-	return src, dst
-}
-
-// quickHash mixes the QP with some address bytes of frame f (any bits will
-// do: keyMatches confirms).
-func quickHash(f *packet.Frame, qp uint32) uint32 {
-	var x uint32
-	switch f.Encap {
-	case packet.RoCEv2IPv4:
-		x = binary.LittleEndian.Uint32(f.IPv4[12:16]) ^ binary.LittleEndian.Uint32(f.IPv4[16:20])*0x2545F491
-	case packet.RoCEv2IPv6:
-		x = binary.LittleEndian.Uint32(f.IPv6[20:24]) ^ binary.LittleEndian.Uint32(f.IPv6[36:40])*0x2545F491
-	case packet.RoCEv1, packet.IBGlobal:
-		x = binary.LittleEndian.Uint32(f.GRH.SGID()[12:16]) ^ binary.LittleEndian.Uint32(f.GRH.DGID()[12:16])*0x2545F491
-	case packet.IBLocal:
-		x = uint32(f.LRH.SLID()) ^ uint32(f.LRH.DLID())<<16
-	}
-	x ^= qp * 0x9E3779B1
-	return (x ^ x>>15 ^ x>>23) * 0x9E3779B1 >> 24
-}
-
-// keyMatches reports whether frame f, to QP qp, belongs to the flow k
-// (frameAddrs without building the addresses).
-func keyMatches(k *FlowKey, f *packet.Frame, qp uint32) bool {
-	if k.DstQP != qp || k.Encap != f.Encap {
-		return false
-	}
-	switch f.Encap {
-	case packet.RoCEv2IPv4:
-		return binary.LittleEndian.Uint32(k.Src.b[:4]) == binary.LittleEndian.Uint32(f.IPv4[12:16]) &&
-			binary.LittleEndian.Uint32(k.Dst.b[:4]) == binary.LittleEndian.Uint32(f.IPv4[16:20])
-	case packet.RoCEv2IPv6:
-		return string(k.Src.b[:]) == string(f.IPv6[8:24]) && string(k.Dst.b[:]) == string(f.IPv6[24:40])
-	case packet.RoCEv1, packet.IBGlobal:
-		return string(k.Src.b[:]) == string(f.GRH.SGID()) && string(k.Dst.b[:]) == string(f.GRH.DGID())
-	case packet.IBLocal:
-		return k.Src.LID() == f.LRH.SLID() && k.Dst.LID() == f.LRH.DLID()
-	}
-	return false
 }

@@ -47,19 +47,16 @@ type cmREQ struct {
 
 // cm learns from a CM MAD: a REQ is remembered until its REP, which pairs
 // the two data flows and sets their starting PSNs and path MTU.
-func (t *Tracker) cm(f *packet.Frame, frameNo int) {
-	m, err := cm.FromPacket(&f.Transport)
-	if err != nil {
-		return
-	}
-	src, dst := frameAddrs(f)
+func (t *Tracker) cm(o *Obs) {
+	m, frameNo, encap := o.mad, o.frameNo, o.key.Encap
+	src, dst := o.key.Src, o.key.Dst
 	switch m.AttributeID() {
 	case cm.AttrREQ:
 		r, err := m.REQ()
 		if err != nil {
 			return
 		}
-		k := cmKey{f.Encap, src, dst, r.LocalCommID()}
+		k := cmKey{encap, src, dst, r.LocalCommID()}
 		if _, ok := t.cmPending[k]; ok {
 			return // a retry of a REQ already seen
 		}
@@ -70,7 +67,7 @@ func (t *Tracker) cm(f *packet.Frame, frameNo int) {
 		if err != nil {
 			return
 		}
-		k := cmKey{f.Encap, dst, src, r.RemoteCommID()}
+		k := cmKey{encap, dst, src, r.RemoteCommID()}
 		req, ok := t.cmPending[k]
 		if !ok {
 			return
@@ -84,8 +81,8 @@ func (t *Tracker) cm(f *packet.Frame, frameNo int) {
 		}
 		t.cmDone[k] = info
 		// Active -> passive requests go to the passive QP, and back.
-		ap := t.flow(FlowKey{f.Encap, dst, src, r.LocalQPN()})
-		pa := t.flow(FlowKey{f.Encap, src, dst, req.qpn})
+		ap := t.flow(FlowKey{encap, dst, src, r.LocalQPN()})
+		pa := t.flow(FlowKey{encap, src, dst, req.qpn})
 		t.pair(ap, pa, pairedCM)
 		ap.cm, pa.cm = info, info
 		if !ap.req.started {
@@ -97,15 +94,15 @@ func (t *Tracker) cm(f *packet.Frame, frameNo int) {
 		ap.learnMTU(req.mtu, fromCM)
 	case cm.AttrREJ:
 		if r, err := m.REJ(); err == nil {
-			delete(t.cmPending, cmKey{f.Encap, dst, src, r.RemoteCommID()})
+			delete(t.cmPending, cmKey{encap, dst, src, r.RemoteCommID()})
 			t.cmRejects++
 		}
 	case cm.AttrRTU, cm.AttrDREQ, cm.AttrDREP:
 		// From the active side: (src, dst, local ID); from the passive
 		// side: (dst, src, remote ID).
-		info := t.cmDone[cmKey{f.Encap, src, dst, m.LocalCommID()}]
+		info := t.cmDone[cmKey{encap, src, dst, m.LocalCommID()}]
 		if info == nil {
-			info = t.cmDone[cmKey{f.Encap, dst, src, m.RemoteCommID()}]
+			info = t.cmDone[cmKey{encap, dst, src, m.RemoteCommID()}]
 		}
 		if info == nil {
 			return

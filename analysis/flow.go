@@ -4,7 +4,6 @@ import (
 	"math/bits"
 
 	"github.com/rocekit/rocekit/opcode"
-	"github.com/rocekit/rocekit/packet"
 )
 
 // PSN arithmetic (ib-facts.md §5.1): 24 bits, modulo 2^24.
@@ -420,7 +419,8 @@ func (fl *flow) learnMTU(n int, from mtuSource) bool {
 }
 
 // count adds a packet to the flow's totals.
-func (fl *flow) count(op opcode.Opcode, p *packet.Packet, frameNo int, now int64) {
+func (fl *flow) count(o *Obs) {
+	op, frameNo, now := o.op, o.frameNo, o.ts
 	if fl.packets == 0 {
 		fl.firstFrame, fl.firstTS = frameNo, now
 	}
@@ -428,13 +428,13 @@ func (fl *flow) count(op opcode.Opcode, p *packet.Packet, frameNo int, now int64
 	if !fl.transportSet && op.Transport() != opcode.CNPT {
 		fl.transport, fl.transportSet = op.Transport(), true
 	}
-	n := uint64(len(p.Payload))
-	b := uint64(12+op.HeaderLen()+len(p.Payload)+len(p.Pad)) + 4
+	n := uint64(o.payload)
+	b := uint64(12+op.HeaderLen()) + n + uint64(o.pad) + 4
 	fl.packets++
 	fl.bytes += b
 	fl.pay += n
-	o := &fl.ops[op]
-	o.packets++
-	o.bytes += b
-	o.payload += n
+	st := &fl.ops[op]
+	st.packets++
+	st.bytes += b
+	st.payload += n
 }

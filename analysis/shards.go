@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"encoding/binary"
 	"time"
 
 	"github.com/rocekit/rocekit/packet"
@@ -54,18 +53,22 @@ func (s *Shards) Of(f *packet.Frame) int {
 	if len(s.ts) == 1 || !f.IsRoCE() || f.Transport.BTH == nil || f.Transport.ICRC == nil {
 		return 0
 	}
-	var a, b uint32
-	switch f.Encap {
-	case packet.RoCEv2IPv4:
-		a, b = binary.BigEndian.Uint32(f.IPv4[12:16]), binary.BigEndian.Uint32(f.IPv4[16:20])
-	case packet.RoCEv2IPv6:
-		a, b = binary.BigEndian.Uint32(f.IPv6[20:24]), binary.BigEndian.Uint32(f.IPv6[36:40])
-	case packet.RoCEv1, packet.IBGlobal:
-		a, b = binary.BigEndian.Uint32(f.GRH.SGID()[12:16]), binary.BigEndian.Uint32(f.GRH.DGID()[12:16])
-	case packet.IBLocal:
-		a, b = uint32(f.LRH.SLID()), uint32(f.LRH.DLID())
+	src, dst := frameAddrs(f)
+	return shardOf(&src, &dst, len(s.ts))
+}
+
+// OfObs is Of for the frame o was set from.
+func (s *Shards) OfObs(o *Obs) int {
+	if len(s.ts) == 1 || o.state != obsDecoded {
+		return 0
 	}
-	return int((uint64(a) + uint64(b)) % uint64(len(s.ts)))
+	return shardOf(&o.key.Src, &o.key.Dst, len(s.ts))
+}
+
+// ObserveObs is ObserveChecked for the frame o was set from (its position
+// seq given to Obs.Set).
+func (s *Shards) ObserveObs(i int, o *Obs, warnings []Warning) []Warning {
+	return s.ts[i].observeObs(o, warnings)
 }
 
 // Summary merges what every shard learnt, as one Tracker's Summary.

@@ -30,7 +30,6 @@ import (
 	"time"
 
 	"github.com/rocekit/rocekit/aeth"
-	"github.com/rocekit/rocekit/cm"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
 )
@@ -65,7 +64,7 @@ type Tracker struct {
 	cmPending map[cmKey]*cmREQ
 	cmDone    map[cmKey]*CMInfo
 	cmRejects uint64
-	recent    [recentFlows]*flow // flows by quickHash, checked before the map
+	recent    [recentFlows]*flow // flows by FlowKey.quick, checked before the map
 	frames    uint64
 	ib        uint64
 	undecoded uint64
@@ -122,36 +121,41 @@ func (t *Tracker) ObserveChecked(frameNo int, ts time.Time, f *packet.Frame, icr
 // observe is ObserveChecked for the frame at position seq of everything
 // observed (by this Tracker, or by all the Shards it is one of).
 func (t *Tracker) observe(seq uint64, frameNo int, ts time.Time, f *packet.Frame, icrc, vcrc Check, warnings []Warning) []Warning {
+	var o Obs
+	o.Set(seq, frameNo, ts, f, icrc, vcrc)
+	return t.observeObs(&o, warnings)
+}
+
+// observeObs records one frame.
+func (t *Tracker) observeObs(o *Obs, warnings []Warning) []Warning {
 	t.frames++
-	t.seq = seq
-	if !f.IsRoCE() {
+	t.seq = o.seq
+	switch o.state {
+	case obsOther:
 		return warnings
-	}
-	p := &f.Transport
-	if p.BTH == nil || p.ICRC == nil {
+	case obsUndecoded:
 		t.undecoded++
 		return warnings
 	}
 	t.ib++
-	now := ts.UnixNano()
-	op := p.BTH.Opcode()
-	fl := t.lookup(f, p.BTH.DestQP())
-	fl.count(op, p, frameNo, now)
+	op := o.op
+	fl := t.lookup(&o.key)
+	fl.count(o)
 
 	w := warnings
-	if icrc == CheckBad {
+	if o.icrc == CheckBad {
 		fl.icrcBad++
 		w = t.add(fl, w, wICRCBad)
 	}
-	if vcrc == CheckBad {
+	if o.vcrc == CheckBad {
 		fl.vcrcBad++
 		w = t.add(fl, w, wVCRCBad)
 	}
-	if ecnCE(f) {
+	if o.flags&obsECNCE != 0 {
 		fl.ecnCE++
 		w = t.add(fl, w, wECNCE)
 	}
-	if icrc == CheckBad || vcrc == CheckBad {
+	if o.icrc == CheckBad || o.vcrc == CheckBad {
 		return w
 	}
 	switch {
@@ -161,11 +165,11 @@ func (t *Tracker) observe(seq uint64, frameNo int, ts time.Time, f *packet.Frame
 		fl.cnps++
 		return t.add(fl, w, wCNP)
 	case op.Transport() == opcode.UD:
-		return t.ud(fl, f, frameNo, w)
+		return t.ud(fl, o, w)
 	case op.IsRequest():
-		return t.request(fl, op, p, now, w)
+		return t.request(fl, o, w)
 	case op.IsResponse():
-		return t.response(fl, op, p, now, w)
+		return t.response(fl, o, w)
 	}
 	return w
 }
@@ -179,16 +183,14 @@ func (t *Tracker) add(fl *flow, w []Warning, k wk) []Warning {
 // recentFlows is the size of the table of recently seen flows.
 const recentFlows = 256
 
-// lookup returns the flow of frame f (to QP qp), creating it on first
-// sight. A table indexed by a hash of the frame's addresses and QP is
-// checked first, against the frame's bytes; the map only on a miss.
-func (t *Tracker) lookup(f *packet.Frame, qp uint32) *flow {
-	r := &t.recent[quickHash(f, qp)%recentFlows]
-	if c := *r; c != nil && keyMatches(&c.key, f, qp) {
+// lookup returns the flow with key k, creating it on first sight. A table
+// indexed by a hash of the key is checked first; the map only on a miss.
+func (t *Tracker) lookup(k *FlowKey) *flow {
+	r := &t.recent[k.quick()%recentFlows]
+	if c := *r; c != nil && c.key == *k {
 		return c
 	}
-	src, dst := frameAddrs(f)
-	fl := t.flow(FlowKey{Encap: f.Encap, Src: src, Dst: dst, DstQP: qp})
+	fl := t.flow(*k)
 	*r = fl
 	return fl
 }
@@ -210,29 +212,14 @@ func (t *Tracker) flow(k FlowKey) *flow {
 	return fl
 }
 
-// ecnCE reports ECN Congestion Experienced (ECN bits 11) in the IPv4 TOS,
-// the IPv6 traffic class or the GRH TClass.
-func ecnCE(f *packet.Frame) bool {
-	switch f.Encap {
-	case packet.RoCEv2IPv4:
-		return f.IPv4.ECN() == 3
-	case packet.RoCEv2IPv6:
-		return f.IPv6.TrafficClass()&3 == 3
-	case packet.RoCEv1, packet.IBGlobal:
-		return f.GRH.TClass()&3 == 3
-	}
-	return false
-}
-
 // ud handles UD packets: every SEND Only is a message; CM MADs to QP1 teach
 // QPNs, starting PSNs and the path MTU. UD PSNs are not checked: a UD QP
 // numbers all its packets in one sequence whatever their destination (the
 // native-IB capture's multicast QP 0x48 jumps 911097 -> 911131 towards one
 // group), and receivers ignore them (ib-facts.md §6).
-func (t *Tracker) ud(fl *flow, f *packet.Frame, frameNo int, w []Warning) []Warning {
-	p := &f.Transport
-	if p.DETH != nil {
-		q := p.DETH.SrcQP()
+func (t *Tracker) ud(fl *flow, o *Obs, w []Warning) []Warning {
+	if o.flags&obsDETH != 0 {
+		q := o.srcQP
 		switch {
 		case !fl.udSrcKnown:
 			fl.udSrcQP, fl.udSrcKnown = q, true
@@ -240,22 +227,19 @@ func (t *Tracker) ud(fl *flow, f *packet.Frame, frameNo int, w []Warning) []Warn
 			fl.udManySrc = true
 		}
 	}
-	fl.msgs[kindSend].add(uint64(len(p.Payload)))
-	if p.BTH.DestQP() == cm.GSIQP {
-		t.cm(f, frameNo)
+	fl.msgs[kindSend].add(uint64(o.payload))
+	if o.mad != nil {
+		t.cm(o)
 	}
 	return w
 }
 
 // request handles a request packet of RC, UC, RD or XRC.
-func (t *Tracker) request(fl *flow, op opcode.Opcode, p *packet.Packet, now int64, w []Warning) []Warning {
+func (t *Tracker) request(fl *flow, o *Obs, w []Warning) []Warning {
 	s := &fl.req
-	q := p.BTH.PSN()
+	op, q, now := o.op, o.psn, o.ts
 	info := op.Info()
-	var rethLen uint32
-	if p.RETH != nil {
-		rethLen = p.RETH.DMALen()
-	}
+	rethLen := o.rethLen
 	lo, hi := consumed(op, rethLen, fl.mtu())
 	uc := op.Transport() == opcode.UC
 	checkPSN := op.Transport() != opcode.RD // RD PSNs count per EE context, not per QP
@@ -311,9 +295,9 @@ func (t *Tracker) request(fl *flow, op opcode.Opcode, p *packet.Packet, now int6
 	// Message position and reassembly.
 	pos := info.Position
 	kind := kindOf(op)
-	n := uint64(len(p.Payload))
+	n := uint64(o.payload)
 	if pos == opcode.First || pos == opcode.Middle {
-		fl.learnMTU(len(p.Payload), fromPackets)
+		fl.learnMTU(int(o.payload), fromPackets)
 	}
 	open := s.pos == posInSend || s.pos == posInWrite
 	fam := posIdle
@@ -384,7 +368,7 @@ func (t *Tracker) request(fl *flow, op opcode.Opcode, p *packet.Packet, now int6
 	default:
 		s.openRead = nil
 	}
-	if p.BTH.AckReq() && !resend && !uc {
+	if o.flags&obsAckReq != 0 && !resend && !uc {
 		s.pushAck(q, now)
 	}
 	return w
@@ -392,8 +376,8 @@ func (t *Tracker) request(fl *flow, op opcode.Opcode, p *packet.Packet, now int6
 
 // response handles a response packet (ACK, ATOMIC ACK, READ response) on
 // fl; it answers requests of fl's peer.
-func (t *Tracker) response(fl *flow, op opcode.Opcode, p *packet.Packet, now int64, w []Warning) []Warning {
-	q := p.BTH.PSN()
+func (t *Tracker) response(fl *flow, o *Obs, w []Warning) []Warning {
+	op, q, now := o.op, o.psn, o.ts
 	peer := fl.peer
 	if peer == nil {
 		peer = t.pairByPSN(fl, q)
@@ -402,8 +386,8 @@ func (t *Tracker) response(fl *flow, op opcode.Opcode, p *packet.Packet, now int
 	if peer != nil && peer.req.started {
 		s = &peer.req
 	}
-	if p.AETH != nil {
-		syn := p.AETH.Syndrome()
+	if o.flags&obsAETH != 0 {
+		syn := o.syn
 		switch syn.Kind() {
 		case aeth.ACK:
 			if op.Operation() == opcode.Acknowledge {
@@ -433,13 +417,14 @@ func (t *Tracker) response(fl *flow, op opcode.Opcode, p *packet.Packet, now int
 	}
 	switch op.Operation() {
 	case opcode.RDMAReadResponseFirst, opcode.RDMAReadResponseMiddle, opcode.RDMAReadResponseLast, opcode.RDMAReadResponseOnly:
-		w = t.readResponse(fl, peer, s, op, q, p, now, w)
+		w = t.readResponse(fl, peer, s, o, w)
 	}
 	return w
 }
 
 // readResponse matches a READ response with its outstanding READ request.
-func (t *Tracker) readResponse(fl, peer *flow, s *reqStream, op opcode.Opcode, q uint32, p *packet.Packet, now int64, w []Warning) []Warning {
+func (t *Tracker) readResponse(fl, peer *flow, s *reqStream, o *Obs, w []Warning) []Warning {
+	op, q, now := o.op, o.psn, o.ts
 	fl.readResps++
 	if s == nil {
 		fl.readUnmatched++
@@ -455,7 +440,7 @@ func (t *Tracker) readResponse(fl, peer *flow, s *reqStream, op opcode.Opcode, q
 	}
 	fl.readMatched++
 	pos := op.Position()
-	n := len(p.Payload)
+	n := int(o.payload)
 	off := psnDiff(q, e.psn)
 	if e.n == 0 {
 		switch pos {

@@ -151,8 +151,11 @@ type memSource struct {
 	// from any goroutine; advance then only releases pages behind.
 	caller bool
 	// populated is how much of data ReadAhead has had mapped: the caller
-	// that raises it maps the pages it added.
+	// that raises it maps the pages it added. It has a cache line of its
+	// own: other cores read it while the walking core writes pos.
+	_         [64]byte
 	populated atomic.Int64
+	_         [56]byte
 }
 
 // readAhead is how far ahead of the read position advance touches the
@@ -259,14 +262,31 @@ func (r *Reader) CallerReadsAhead() {
 // itself; offsets outside the file are ignored. It does nothing for other
 // Readers.
 func (r *Reader) ReadAhead(from, to int64) {
+	if b := r.ahead(from, to); b != nil {
+		readAheadSink.Add(uint32(touchLines(b)))
+	}
+}
+
+// Ahead has the pages of a Mapped Reader's file at offsets [from, to)
+// mapped, as ReadAhead does, and returns those bytes (clipped to the file)
+// without reading them, for a caller that fetches them into its cache a
+// little at a time (internal/prefetch), overlapping the fetch with its
+// work. It returns nil for other Readers. The bytes stay valid until
+// Close.
+func (r *Reader) Ahead(from, to int64) []byte { return r.ahead(from, to) }
+
+// ahead maps the pages of a Mapped Reader's file up to to (populateChunk
+// at a time, ahead of to) and returns its bytes [from, to), clipped to the
+// file; nil if there are none or r is not Mapped.
+func (r *Reader) ahead(from, to int64) []byte {
 	m := r.mem
 	if m == nil {
-		return
+		return nil
 	}
 	size := int64(len(m.b))
 	from, to = max(from, 0), min(to, size)
 	if from >= to {
-		return
+		return nil
 	}
 	want := min((to+populateChunk)&^(populateChunk-1), size)
 	for {
@@ -279,7 +299,7 @@ func (r *Reader) ReadAhead(from, to int64) {
 			break
 		}
 	}
-	readAheadSink.Add(uint32(touchLines(m.b[from:to])))
+	return m.b[from:to]
 }
 
 // Offset returns the file offset (in the decompressed stream) of the next

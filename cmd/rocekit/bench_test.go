@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"os"
+
 	"testing"
 )
 

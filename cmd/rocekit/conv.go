@@ -2,7 +2,6 @@ package main
 
 import (
 	"github.com/rocekit/rocekit/analysis"
-	"github.com/rocekit/rocekit/packet"
 )
 
 // convTracker follows each QP's conversation across frames (package
@@ -19,9 +18,6 @@ func newConvTracker(pmtu, shards int) convTracker {
 	return convTracker{s: s, w: make([][]analysis.Warning, s.Len())}
 }
 
-// shard returns the shard that observes decoded frame f.
-func (c *convTracker) shard(f *packet.Frame) int { return c.s.Of(f) }
-
 func check(c crcResult) analysis.Check {
 	switch {
 	case !c.checked:
@@ -32,16 +28,22 @@ func check(c crcResult) analysis.Check {
 	return analysis.CheckBad
 }
 
-// observe feeds one decoded frame to its shard's tracker (in that shard's
-// turn) and appends its warnings.
-// seq is the frame's position in everything decoded (frame numbers start
-// again with each file).
-func (c *convTracker) observe(shard int, seq uint64, fi *frameInfo, w []string) []string {
-	c.w[shard] = c.s.ObserveChecked(shard, seq, fi.rec.Index, fi.rec.Time, fi.f, check(fi.icrc), check(fi.vcrc), c.w[shard][:0])
+// observe feeds one frame's observation to its shard's tracker (in that
+// shard's turn) and appends its warnings.
+func (c *convTracker) observe(shard int, o *analysis.Obs, w []string) []string {
+	c.w[shard] = c.s.ObserveObs(shard, o, c.w[shard][:0])
 	for _, x := range c.w[shard] {
 		w = append(w, string(x))
 	}
 	return w
+}
+
+// count feeds observations to shard's tracker, in order, for the summary
+// alone: their warnings are only counted.
+func (c *convTracker) count(shard int, obs []analysis.Obs) {
+	for i := range obs {
+		c.w[shard] = c.s.ObserveObs(shard, &obs[i], c.w[shard][:0])
+	}
 }
 
 func (c *convTracker) appendSummary(b []byte, json bool) []byte {

@@ -416,7 +416,17 @@ func TestDecodeSameOutputForEveryWorkerCount(t *testing.T) {
 	tmp := t.TempDir()
 	clients := filepath.Join(tmp, "clients.pcap")
 	writeClients(t, clients, 6000)
-	files := []string{clients, clients}
+	// A gzip copy is read as a stream, its records copied into batches.
+	raw, err := os.ReadFile(clients)
+	require.NoError(t, err)
+	var zb bytes.Buffer
+	zw := gzip.NewWriter(&zb)
+	_, err = zw.Write(raw)
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	zipped := filepath.Join(tmp, "clients.pcap.gz")
+	require.NoError(t, os.WriteFile(zipped, zb.Bytes(), 0o644))
+	files := []string{clients, zipped, clients}
 	// A real capture between them when ../shared is there; the test is
 	// about the pipeline, so it runs without.
 	if real := filepath.Join("..", "..", "..", "shared", "captures", "montybeatnik-rdma-roce-lab_roce_capture_read-write-ecn.pcap"); fileExists(real) {
@@ -436,6 +446,25 @@ func TestDecodeSameOutputForEveryWorkerCount(t *testing.T) {
 			}
 			require.Equal(t, want, got, "%v with %d workers", args, procs)
 		}
+	}
+	// A file cut short in its last record: every frame before the damage is
+	// analysed, the damage reported, the exit status 1, whatever the
+	// number of workers.
+	cut := filepath.Join(tmp, "cut.pcap")
+	require.NoError(t, os.WriteFile(cut, raw[:len(raw)-100], 0o644))
+	var want, wantErr string
+	for _, procs := range []int{1, 2, 3, 4} {
+		runtime.GOMAXPROCS(procs)
+		code, got, errs := runCLI(t, "decode", "--summary", clients, cut)
+		require.Equal(t, 1, code, errs)
+		if procs == 1 {
+			want, wantErr = got, errs
+			require.Contains(t, errs, "record 5999 at offset")
+			require.Contains(t, got, "11998 frames, ")
+			continue
+		}
+		require.Equal(t, want, got, "%d workers", procs)
+		require.Equal(t, wantErr, errs, "%d workers", procs)
 	}
 }
 

@@ -7,7 +7,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
+	"github.com/rocekit/rocekit/analysis"
+	"github.com/rocekit/rocekit/internal/prefetch"
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/pcap"
 )
@@ -33,7 +36,7 @@ import (
 // while another analyses shard 1 of the batch before it. Only the walk,
 // each shard's analysis and the writing take turns. A batch only ever
 // waits for batches read before it, which are never waiting for it: no
-// deadlock. --summary stops after the analysis.
+// deadlock. --summary runs differently (see summarize).
 //
 // Records of a memory-mapped file are used in place; records of a stream
 // (gzip, standard input) are copied into the batch's arena, because the
@@ -49,8 +52,9 @@ type slot struct {
 	err      error // frame decode error
 	icrc     crcResult
 	vcrc     crcResult
-	shard    uint8 // the tracker shard that observes the frame
-	wFrom    int   // this frame's warnings are batch.warnings[wFrom:wTo]
+	obs      analysis.Obs // what the tracker observes (turn mode)
+	shard    uint8        // the tracker shard that observes the frame
+	wFrom    int          // this frame's warnings are batch.warnings[wFrom:wTo]
 	wTo      int
 	selected bool
 }
@@ -65,6 +69,12 @@ type batch struct {
 	warnings []string
 	out      []byte
 	err      error // the reader's error after the last frame of the batch
+
+	// --summary only: the frames' observations by shard, how many shards
+	// have yet to observe them, and whether the buffer may be reused.
+	obs     [][]analysis.Obs
+	pending atomic.Int32
+	free    atomic.Bool
 }
 
 func (b *batch) reset(file string) {
@@ -75,6 +85,9 @@ func (b *batch) reset(file string) {
 	b.out = b.out[:0]
 	b.err = nil
 	b.last = false
+	for i := range b.obs {
+		b.obs[i] = b.obs[i][:0]
+	}
 }
 
 // turns lets batches through one at a time, in sequence order.
@@ -139,9 +152,15 @@ func (t *turns) done() {
 
 // worker is what one worker keeps from batch to batch and file to file.
 type worker struct {
+	id     int
 	b      batch
 	frames []packet.Frame // the decoded frames of b
 	fi     frameInfo
+
+	// --summary: the worker's batch buffers, and the next batch whose
+	// frames of shard id it observes.
+	bufs      []*batch
+	trackNext uint64
 }
 
 // pipeline holds what persists across files: the tracker, the writer, the
@@ -157,6 +176,12 @@ type pipeline struct {
 	err     error // the reader's error, set in the last turn of the batch that carried it
 	done    chan error
 
+	// --summary: the batches decoded and not yet observed by every shard,
+	// at seq mod len(pub); end is 1 + the sequence number of the file's
+	// last batch once it has been read (0 before).
+	pub []published
+	end atomic.Uint64
+
 	// The file being read. Batch k of the file (claimed in that order) has
 	// sequence number base+k; the fields below claims are used in read
 	// turns.
@@ -169,6 +194,17 @@ type pipeline struct {
 	readDone bool // r returned its last record or an error
 }
 
+// published is a batch decoded for --summary: seq says which batch b is
+// (stored after b).
+type published struct {
+	seq atomic.Uint64
+	b   atomic.Pointer[batch]
+}
+
+// summaryBufs is how many batch buffers a worker has with --summary: it
+// can decode ahead while the other shards observe its earlier batches.
+const summaryBufs = 4
+
 func newPipeline(cfg *decodeConfig, out *bufio.Writer) *pipeline {
 	nw := min(runtime.GOMAXPROCS(0), 4)
 	p := &pipeline{cfg: cfg, out: out, conv: newConvTracker(cfg.pmtu, nw), done: make(chan error, 1)}
@@ -178,9 +214,25 @@ func newPipeline(cfg *decodeConfig, out *bufio.Writer) *pipeline {
 		p.track[i].cond.L = &p.track[i].mu
 	}
 	p.write.cond.L = &p.write.mu
+	if cfg.summary {
+		p.pub = make([]published, nw*summaryBufs)
+		for i := range p.pub {
+			p.pub[i].seq.Store(^uint64(0))
+		}
+	}
 	for i := 0; i < nw; i++ {
-		w := &worker{frames: make([]packet.Frame, batchFrames)}
-		w.b.slots = make([]slot, batchFrames)
+		w := &worker{id: i}
+		if cfg.summary {
+			w.frames = make([]packet.Frame, 1)
+			for range summaryBufs {
+				b := &batch{slots: make([]slot, batchFrames), obs: make([][]analysis.Obs, nw)}
+				b.free.Store(true)
+				w.bufs = append(w.bufs, b)
+			}
+		} else {
+			w.frames = make([]packet.Frame, batchFrames)
+			w.b.slots = make([]slot, batchFrames)
+		}
 		if cfg.format == "json" {
 			w.fi.jc = new(jsonCache)
 		}
@@ -207,15 +259,24 @@ func (p *pipeline) file(name string, many bool) error {
 	}
 	// Batches are numbered on from the previous file's; claims past the
 	// end of that file took read turns but no analysis turn.
-	p.base = p.track[0].next.Load()
+	if p.cfg.summary {
+		p.base = p.workers[0].trackNext
+	} else {
+		p.base = p.track[0].next.Load()
+	}
 	p.read.next.Store(p.base)
 	p.claims.Store(0)
+	p.end.Store(0)
 	var wg sync.WaitGroup
 	for _, w := range p.workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for p.readBatch(w) {
+			if p.cfg.summary {
+				p.summarize(w)
+				return
+			}
+			for p.readBatch(w, &w.b) {
 				p.process(w)
 			}
 		}()
@@ -231,32 +292,48 @@ func (p *pipeline) file(name string, many bool) error {
 // before its turn to walk the records, in parallel with the other workers.
 const readChunk = 256 << 10
 
-// readBatch claims the next batch and fills w's batch with its records, in
-// its turn. A batch of a memory-mapped file is the records that start in
-// its readChunk of the file, read ahead before the turn; one of a stream is
-// up to batchFrames records, copied out of the reader's buffer. It reports
-// false when the file has been read to the end (or to an error) by an
-// earlier batch.
-func (p *pipeline) readBatch(w *worker) bool {
+// claim is a batch claimed and not yet read: sequence number seq, and
+// for a memory-mapped file the chunk [lo, hi) of it.
+type claim struct {
+	seq    uint64
+	lo, hi int64
+}
+
+// claim claims the next batch.
+func (p *pipeline) claim() claim {
 	k := p.claims.Add(1) - 1
-	var hi int64
+	c := claim{seq: p.base + uint64(k)}
 	if p.inPlace {
-		lo := p.start + k*readChunk
-		hi = lo + readChunk
-		p.r.ReadAhead(lo, hi)
+		c.lo = p.start + k*readChunk
+		c.hi = c.lo + readChunk
 	}
-	seq := p.base + uint64(k)
-	p.read.wait(seq)
+	return c
+}
+
+// readBatch claims the next batch, reads its chunk ahead (memory-mapped
+// files) and fills b with its records (fill).
+func (p *pipeline) readBatch(w *worker, b *batch) bool {
+	c := p.claim()
+	p.r.ReadAhead(c.lo, c.hi)
+	return p.fill(c, b)
+}
+
+// fill fills b with the records of batch c, in its turn. A batch of a
+// memory-mapped file is the records that start in its readChunk of the
+// file; one of a stream is up to batchFrames records, copied out of the
+// reader's buffer. It reports false when the file has been read to the
+// end (or to an error) by an earlier batch.
+func (p *pipeline) fill(c claim, b *batch) bool {
+	p.read.wait(c.seq)
 	defer p.read.done()
 	if p.readDone {
 		return false
 	}
-	b := &w.b
 	b.reset(p.label)
-	r := p.r
+	r, hi := p.r, c.hi
 	for p.inPlace && r.Offset() < hi || !p.inPlace && b.n < batchFrames {
 		if b.n == len(b.slots) {
-			w.grow()
+			b.slots = append(b.slots, make([]slot, len(b.slots))...)
 		}
 		s := &b.slots[b.n]
 		if err := r.NextInto(&s.rec); err != nil {
@@ -264,6 +341,7 @@ func (p *pipeline) readBatch(w *worker) bool {
 				b.err = err
 			}
 			b.last, p.readDone = true, true
+			p.end.Store(c.seq + 1)
 			break
 		}
 		if p.cfg.last > 0 && s.rec.Index > p.cfg.last {
@@ -279,16 +357,8 @@ func (p *pipeline) readBatch(w *worker) bool {
 	if !p.inPlace {
 		fixArena(b)
 	}
-	b.seq = seq
+	b.seq = c.seq
 	return true
-}
-
-// grow makes room for more frames in w's batch (a readChunk of small
-// records holds more than batchFrames).
-func (w *worker) grow() {
-	n := 2 * len(w.b.slots)
-	w.b.slots = append(w.b.slots, make([]slot, n-len(w.b.slots))...)
-	w.frames = append(w.frames, make([]packet.Frame, n-len(w.frames))...)
 }
 
 // fixArena re-points each copied record at the arena's final backing array
@@ -302,22 +372,32 @@ func fixArena(b *batch) {
 	}
 }
 
+// decode decodes the frames of b, with the ICRC and VCRC checks, and gives
+// each the tracker's observation and shard.
+func (p *pipeline) decode(b *batch, s *slot, f *packet.Frame, i int) {
+	decodeFrame(s, f, p.cfg.ports)
+	checkFrame(s, f)
+	s.obs.Set(b.seq<<32|uint64(i), s.rec.Index, s.rec.Time, f, check(s.icrc), check(s.vcrc))
+	s.shard = uint8(p.conv.s.OfObs(&s.obs))
+}
+
 // process carries w's batch through decoding (with the ICRC and VCRC checks
 // and the selection), the analysis in turn, formatting, and writing in turn.
 func (p *pipeline) process(w *worker) {
-	b, frames, fi := &w.b, w.frames, &w.fi
+	b, fi := &w.b, &w.fi
+	if len(w.frames) < b.n {
+		w.frames = append(w.frames, make([]packet.Frame, b.n-len(w.frames))...)
+	}
+	frames := w.frames
 	for i := range b.slots[:b.n] {
 		s := &b.slots[i]
 		f := &frames[i]
-		decodeFrame(s, f, p.cfg.ports)
-		checkFrame(s, f)
-		s.shard = uint8(p.conv.shard(f))
-		s.selected = !p.cfg.summary && p.cfg.selected(s, f)
+		p.decode(b, s, f, i)
+		s.selected = p.cfg.selected(s, f)
 	}
 	// The analysis: each shard in its turn, the batch's frames of that
 	// shard in order. A later batch may take a shard's turn as soon as this
 	// one passes it on, while this one goes on to the next shard.
-	last := len(p.track) - 1
 	for sh := range p.track {
 		p.track[sh].wait(b.seq)
 		for i := range b.slots[:b.n] {
@@ -325,25 +405,121 @@ func (p *pipeline) process(w *worker) {
 			if int(s.shard) != sh {
 				continue
 			}
-			fi.slot, fi.f = s, &frames[i]
 			s.wFrom = len(b.warnings)
-			b.warnings = p.conv.observe(sh, b.seq<<32|uint64(i), fi, b.warnings)
+			b.warnings = p.conv.observe(sh, &s.obs, b.warnings)
 			s.wTo = len(b.warnings)
 		}
-		if sh == last && p.cfg.summary {
-			// Nothing to write: the batch ends in its last analysis turn.
-			p.finish(b)
-		}
 		p.track[sh].done()
-	}
-	if p.cfg.summary {
-		return
 	}
 	p.render(fi, b, frames)
 	p.write.wait(b.seq)
 	p.out.Write(b.out)
 	p.finish(b)
 	p.write.done()
+}
+
+// With --summary nothing is written per frame, and each worker observes
+// one shard of every batch: worker i decodes the batches it reads, files
+// their observations by shard, and observes shard i of every batch in
+// order, whichever worker decoded it. So a shard's flow state stays in one
+// core's cache; only the observations (two cache lines a frame) cross
+// between cores. A batch buffer is reused once every shard has observed
+// it.
+
+// summarize is one worker's part of a --summary run of the file. It
+// claims its next batch before decoding the one it has read, and while it
+// decodes has the CPU fetch the next one's chunk of a memory-mapped file,
+// a little after each frame: the fetch from memory overlaps the work
+// instead of preceding it.
+func (p *pipeline) summarize(w *worker) {
+	b := p.freeBuffer(w)
+	c := p.claim()
+	p.r.ReadAhead(c.lo, c.hi)
+	f := &w.frames[0]
+	for p.fill(c, b) {
+		b.free.Store(false)
+		next := p.freeBuffer(w)
+		c = p.claim()
+		ahead := p.r.Ahead(c.lo, c.hi)
+		lines := (len(ahead) + 63) / 64
+		step := 0
+		if b.n > 0 {
+			step = (lines + b.n - 1) / b.n
+		}
+		for i := range b.slots[:b.n] {
+			s := &b.slots[i]
+			p.decode(b, s, f, i)
+			b.obs[s.shard] = append(b.obs[s.shard], s.obs)
+			if n := min(step, lines); n > 0 {
+				prefetch.LinesL2(unsafe.Pointer(&ahead[0]), n)
+				ahead, lines = ahead[min(n*64, len(ahead)):], lines-n
+			}
+		}
+		b.pending.Store(int32(len(p.workers)))
+		e := &p.pub[b.seq%uint64(len(p.pub))]
+		e.b.Store(b)
+		e.seq.Store(b.seq)
+		p.observeReady(w)
+		b = next
+	}
+	// Observe the rest of the file.
+	for !p.observeReady(w) {
+		waitBriefly(func() bool { return p.ready(w) })
+	}
+}
+
+// freeBuffer returns one of w's batch buffers that every shard has
+// observed, observing w's shard meanwhile.
+func (p *pipeline) freeBuffer(w *worker) *batch {
+	for {
+		for _, b := range w.bufs {
+			if b.free.Load() {
+				return b
+			}
+		}
+		if !p.observeReady(w) {
+			waitBriefly(func() bool {
+				for _, b := range w.bufs {
+					if b.free.Load() {
+						return true
+					}
+				}
+				return p.ready(w)
+			})
+		}
+	}
+}
+
+// ready reports whether the next batch w observes has been decoded.
+func (p *pipeline) ready(w *worker) bool {
+	return p.pub[w.trackNext%uint64(len(p.pub))].seq.Load() == w.trackNext
+}
+
+// observeReady observes w's shard of the batches decoded so far, in order.
+// It reports whether w has observed the file's last batch.
+func (p *pipeline) observeReady(w *worker) bool {
+	for {
+		if e := p.end.Load(); e != 0 && w.trackNext >= e {
+			return true
+		}
+		if !p.ready(w) {
+			return false
+		}
+		b := p.pub[w.trackNext%uint64(len(p.pub))].b.Load()
+		p.conv.count(w.id, b.obs[w.id])
+		w.trackNext++
+		if b.pending.Add(-1) == 0 {
+			p.finish(b)
+			b.free.Store(true)
+		}
+	}
+}
+
+// waitBriefly spins until ok or for spinFor, then sleeps a little.
+func waitBriefly(ok func() bool) {
+	if !spinUntil(ok) {
+		time.Sleep(20 * time.Microsecond)
+	}
 }
 
 // finish records the reader's error a batch carried and, after the last

@@ -1,0 +1,142 @@
+package analysis
+
+import (
+	"encoding/binary"
+	"time"
+
+	"github.com/rocekit/rocekit/aeth"
+	"github.com/rocekit/rocekit/cm"
+	"github.com/rocekit/rocekit/opcode"
+	"github.com/rocekit/rocekit/packet"
+)
+
+// Obs is what a Tracker needs to know of one frame: Set takes it from the
+// decoded frame, which the Obs does not refer to afterwards (except for
+// the bytes of a CM MAD, a view of the frame's bytes). So a program can
+// decode frames on one core, keep their Obs (two cache lines each), and
+// have another core observe them later, in order (Shards.ObserveObs).
+type Obs struct {
+	seq     uint64
+	frameNo int
+	ts      int64
+	key     FlowKey
+	mad     cm.MAD // a CM MAD carried to QP1, else nil
+	payload uint32 // transport payload bytes, pad excluded
+	psn     uint32
+	rethLen uint32
+	srcQP   uint32 // the DETH's source QP
+	pad     uint8
+	state   obsState
+	op      opcode.Opcode
+	syn     aeth.Syndrome
+	flags   obsFlags
+	icrc    Check
+	vcrc    Check
+}
+
+type obsState uint8
+
+const (
+	obsOther     obsState = iota // no IB transport packet
+	obsUndecoded                 // an IB transport packet that did not decode completely
+	obsDecoded
+)
+
+type obsFlags uint8
+
+const (
+	obsAckReq obsFlags = 1 << iota
+	obsECNCE
+	obsRETH
+	obsAETH
+	obsDETH
+)
+
+// Set fills o in from decoded frame f: the frame at position seq of
+// everything observed (see Shards.ObserveChecked), number frameNo of its
+// capture, taken at ts, with the results of its ICRC and VCRC checks.
+func (o *Obs) Set(seq uint64, frameNo int, ts time.Time, f *packet.Frame, icrc, vcrc Check) {
+	o.seq, o.frameNo, o.ts = seq, frameNo, ts.UnixNano()
+	o.icrc, o.vcrc = icrc, vcrc
+	o.mad, o.flags = nil, 0
+	p := &f.Transport
+	switch {
+	case !f.IsRoCE():
+		o.state = obsOther
+		return
+	case p.BTH == nil || p.ICRC == nil:
+		o.state = obsUndecoded
+		return
+	}
+	o.state = obsDecoded
+	k := &o.key
+	k.Encap, k.DstQP = f.Encap, p.BTH.DestQP()
+	setAddrs(&k.Src, &k.Dst, f)
+	o.op, o.psn = p.BTH.Opcode(), p.BTH.PSN()
+	o.payload, o.pad = uint32(len(p.Payload)), uint8(len(p.Pad))
+	if p.BTH.AckReq() {
+		o.flags |= obsAckReq
+	}
+	if ecnCE(f) {
+		o.flags |= obsECNCE
+	}
+	o.rethLen, o.syn, o.srcQP = 0, 0, 0
+	if p.RETH != nil {
+		o.flags |= obsRETH
+		o.rethLen = p.RETH.DMALen()
+	}
+	if p.AETH != nil {
+		o.flags |= obsAETH
+		o.syn = p.AETH.Syndrome()
+	}
+	if p.DETH != nil {
+		o.flags |= obsDETH
+		o.srcQP = p.DETH.SrcQP()
+		if o.key.DstQP == cm.GSIQP {
+			if m, err := cm.FromPacket(p); err == nil {
+				o.mad = m
+			}
+		}
+	}
+}
+
+// ecnCE reports ECN Congestion Experienced (ECN bits 11) in the IPv4 TOS,
+// the IPv6 traffic class or the GRH TClass.
+func ecnCE(f *packet.Frame) bool {
+	switch f.Encap {
+	case packet.RoCEv2IPv4:
+		return f.IPv4.ECN() == 3
+	case packet.RoCEv2IPv6:
+		return f.IPv6.TrafficClass()&3 == 3
+	case packet.RoCEv1, packet.IBGlobal:
+		return f.GRH.TClass()&3 == 3
+	}
+	return false
+}
+
+// low32 is the number the shard of an endpoint pair is taken from: the
+// last 32 bits of an IP address or GID, or the LID.
+func (a *Addr) low32() uint32 {
+	switch a.Kind {
+	case AddrIPv4:
+		return binary.BigEndian.Uint32(a.b[:4])
+	case AddrLID:
+		return uint32(a.LID())
+	}
+	return binary.BigEndian.Uint32(a.b[12:16])
+}
+
+// shardOf is the shard, of n, of the pair of endpoints a and b (see
+// Shards.Of).
+func shardOf(a, b *Addr, n int) int {
+	return int((uint64(a.low32()) + uint64(b.low32())) % uint64(n))
+}
+
+// quick mixes the QP with some address bytes of k (any bits will do: the
+// table of recent flows compares the whole key).
+func (k *FlowKey) quick() uint32 {
+	x := binary.LittleEndian.Uint32(k.Src.b[0:4]) ^ binary.LittleEndian.Uint32(k.Src.b[12:16]) ^
+		(binary.LittleEndian.Uint32(k.Dst.b[0:4])^binary.LittleEndian.Uint32(k.Dst.b[12:16]))*0x2545F491
+	x ^= k.DstQP * 0x9E3779B1
+	return (x ^ x>>15 ^ x>>23) * 0x9E3779B1 >> 24
+}
