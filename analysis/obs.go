@@ -140,3 +140,14 @@ func (k *FlowKey) quick() uint32 {
 	x ^= k.DstQP * 0x9E3779B1
 	return (x ^ x>>15 ^ x>>23) * 0x9E3779B1 >> 24
 }
+
+// same reports whether k and o are equal: k == o, without the call to
+// memequal the compiler makes for the addresses' arrays.
+func (k *FlowKey) same(o *FlowKey) bool {
+	return k.DstQP == o.DstQP &&
+		binary.LittleEndian.Uint64(k.Src.b[0:8]) == binary.LittleEndian.Uint64(o.Src.b[0:8]) &&
+		binary.LittleEndian.Uint64(k.Src.b[8:16]) == binary.LittleEndian.Uint64(o.Src.b[8:16]) &&
+		binary.LittleEndian.Uint64(k.Dst.b[0:8]) == binary.LittleEndian.Uint64(o.Dst.b[0:8]) &&
+		binary.LittleEndian.Uint64(k.Dst.b[8:16]) == binary.LittleEndian.Uint64(o.Dst.b[8:16]) &&
+		k.Encap == o.Encap && k.Src.Kind == o.Src.Kind && k.Dst.Kind == o.Dst.Kind
+}

@@ -187,7 +187,7 @@ const recentFlows = 256
 // indexed by a hash of the key is checked first; the map only on a miss.
 func (t *Tracker) lookup(k *FlowKey) *flow {
 	r := &t.recent[k.quick()%recentFlows]
-	if c := *r; c != nil && c.key == *k {
+	if c := *r; c != nil && c.key.same(k) {
 		return c
 	}
 	fl := t.flow(*k)

@@ -246,7 +246,7 @@ func (f *Frame) decodeUDP(ip []byte, hl int, encap Encap) error {
 		return rocekit.BadLength("udp", "Length", len(seg), ul, "%d, but the IP packet carries %d bytes of UDP", ul, len(seg))
 	}
 	f.l3 = ip
-	return f.Transport.Decode(seg[UDPLen:])
+	return f.Transport.decodeClean(seg[UDPLen:])
 }
 
 // decodeCut decodes what a cut-short IP packet kept of its UDP header and
@@ -275,7 +275,7 @@ func (f *Frame) decodeGRHFrame(b []byte) error {
 	}
 	f.Trailer = b[end:]
 	f.l3 = b[:end]
-	return f.Transport.Decode(b[grh.Len:end])
+	return f.Transport.decodeClean(b[grh.Len:end])
 }
 
 // decodeGRH sets f.GRH and returns where the GRH's payload ends in b.
@@ -337,7 +337,7 @@ func (f *Frame) DecodeIB(b []byte) error {
 		}
 		t = t[grh.Len:]
 	}
-	if err := f.Transport.Decode(t); err != nil {
+	if err := f.Transport.decodeClean(t); err != nil {
 		return err
 	}
 	return l.Validate()

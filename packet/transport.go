@@ -65,6 +65,14 @@ func (p *Packet) Opcode() opcode.Opcode {
 // opcode, TVer not 0, a pad count larger than what follows the headers, or a
 // payload where the opcode allows none.
 func (p *Packet) Decode(b []byte) error {
+	*p = Packet{}
+	return p.decodeClean(b)
+}
+
+// decodeClean is Decode into a Packet that is already zero (a Frame's, after
+// its reset): clearing it again cost more than anything else in decoding
+// a frame.
+func (p *Packet) decodeClean(b []byte) error {
 	off, err := p.decodeHeaders(b)
 	if err != nil {
 		return err
@@ -96,9 +104,9 @@ func (p *Packet) Decode(b []byte) error {
 }
 
 // decodeHeaders sets the BTH and the extension headers its opcode implies
-// and returns where they end. An unknown opcode leaves only the BTH.
+// and returns where they end. An unknown opcode leaves only the BTH. p must
+// be zero.
 func (p *Packet) decodeHeaders(b []byte) (int, error) {
-	*p = Packet{}
 	h, err := bth.New(b)
 	if err != nil {
 		return 0, err
@@ -152,6 +160,7 @@ func (p *Packet) decodeHeaders(b []byte) (int, error) {
 // nil. It returns the error for the first header cut short, or nil when all
 // headers are present.
 func (p *Packet) DecodeTruncated(b []byte) error {
+	*p = Packet{}
 	off, err := p.decodeHeaders(b)
 	if err == nil && off <= len(b) {
 		p.Payload = b[off:]

@@ -38,10 +38,10 @@ func (c *convTracker) observe(shard int, o *analysis.Obs, w []string) []string {
 	return w
 }
 
-// count feeds observations to shard's tracker, in order, for the summary
-// alone: their warnings are only counted.
-func (c *convTracker) count(shard int, obs []analysis.Obs) {
-	for i := range obs {
+// count feeds obs[i] for each i of idx to shard's tracker, in order, for
+// the summary alone: their warnings are only counted.
+func (c *convTracker) count(shard int, obs []analysis.Obs, idx []int32) {
+	for _, i := range idx {
 		c.w[shard] = c.s.ObserveObs(shard, &obs[i], c.w[shard][:0])
 	}
 }

@@ -52,9 +52,8 @@ type slot struct {
 	err      error // frame decode error
 	icrc     crcResult
 	vcrc     crcResult
-	obs      analysis.Obs // what the tracker observes (turn mode)
-	shard    uint8        // the tracker shard that observes the frame
-	wFrom    int          // this frame's warnings are batch.warnings[wFrom:wTo]
+	shard    uint8 // the tracker shard that observes the frame
+	wFrom    int   // this frame's warnings are batch.warnings[wFrom:wTo]
 	wTo      int
 	selected bool
 }
@@ -70,9 +69,11 @@ type batch struct {
 	out      []byte
 	err      error // the reader's error after the last frame of the batch
 
-	// --summary only: the frames' observations by shard, how many shards
+	obs []analysis.Obs // the frames' observations: obs[i] is slots[i]'s
+
+	// --summary only: which frames each shard observes, how many shards
 	// have yet to observe them, and whether the buffer may be reused.
-	obs     [][]analysis.Obs
+	idx     [][]int32
 	pending atomic.Int32
 	free    atomic.Bool
 }
@@ -85,8 +86,8 @@ func (b *batch) reset(file string) {
 	b.out = b.out[:0]
 	b.err = nil
 	b.last = false
-	for i := range b.obs {
-		b.obs[i] = b.obs[i][:0]
+	for i := range b.idx {
+		b.idx[i] = b.idx[i][:0]
 	}
 }
 
@@ -225,7 +226,7 @@ func newPipeline(cfg *decodeConfig, out *bufio.Writer) *pipeline {
 		if cfg.summary {
 			w.frames = make([]packet.Frame, 1)
 			for range summaryBufs {
-				b := &batch{slots: make([]slot, batchFrames), obs: make([][]analysis.Obs, nw)}
+				b := &batch{slots: make([]slot, batchFrames), idx: make([][]int32, nw)}
 				b.free.Store(true)
 				w.bufs = append(w.bufs, b)
 			}
@@ -361,6 +362,13 @@ func (p *pipeline) fill(c claim, b *batch) bool {
 	return true
 }
 
+// growObs makes room for an observation of each of b's frames.
+func (b *batch) growObs() {
+	if len(b.obs) < b.n {
+		b.obs = make([]analysis.Obs, len(b.slots))
+	}
+}
+
 // fixArena re-points each copied record at the arena's final backing array
 // (appending may have moved it).
 func fixArena(b *batch) {
@@ -372,13 +380,14 @@ func fixArena(b *batch) {
 	}
 }
 
-// decode decodes the frames of b, with the ICRC and VCRC checks, and gives
-// each the tracker's observation and shard.
-func (p *pipeline) decode(b *batch, s *slot, f *packet.Frame, i int) {
+// decode decodes frame i of b into f, with the ICRC and VCRC checks, and
+// sets o, its observation for the tracker, and its shard.
+func (p *pipeline) decode(b *batch, i int, f *packet.Frame, o *analysis.Obs) {
+	s := &b.slots[i]
 	decodeFrame(s, f, p.cfg.ports)
 	checkFrame(s, f)
-	s.obs.Set(b.seq<<32|uint64(i), s.rec.Index, s.rec.Time, f, check(s.icrc), check(s.vcrc))
-	s.shard = uint8(p.conv.s.OfObs(&s.obs))
+	o.Set(b.seq<<32|uint64(i), s.rec.Index, s.rec.Time, f, check(s.icrc), check(s.vcrc))
+	s.shard = uint8(p.conv.s.OfObs(o))
 }
 
 // process carries w's batch through decoding (with the ICRC and VCRC checks
@@ -389,10 +398,11 @@ func (p *pipeline) process(w *worker) {
 		w.frames = append(w.frames, make([]packet.Frame, b.n-len(w.frames))...)
 	}
 	frames := w.frames
+	b.growObs()
 	for i := range b.slots[:b.n] {
 		s := &b.slots[i]
 		f := &frames[i]
-		p.decode(b, s, f, i)
+		p.decode(b, i, f, &b.obs[i])
 		s.selected = p.cfg.selected(s, f)
 	}
 	// The analysis: each shard in its turn, the batch's frames of that
@@ -406,7 +416,7 @@ func (p *pipeline) process(w *worker) {
 				continue
 			}
 			s.wFrom = len(b.warnings)
-			b.warnings = p.conv.observe(sh, &s.obs, b.warnings)
+			b.warnings = p.conv.observe(sh, &b.obs[i], b.warnings)
 			s.wTo = len(b.warnings)
 		}
 		p.track[sh].done()
@@ -446,10 +456,11 @@ func (p *pipeline) summarize(w *worker) {
 		if b.n > 0 {
 			step = (lines + b.n - 1) / b.n
 		}
+		b.growObs()
 		for i := range b.slots[:b.n] {
-			s := &b.slots[i]
-			p.decode(b, s, f, i)
-			b.obs[s.shard] = append(b.obs[s.shard], s.obs)
+			p.decode(b, i, f, &b.obs[i])
+			sh := b.slots[i].shard
+			b.idx[sh] = append(b.idx[sh], int32(i))
 			if n := min(step, lines); n > 0 {
 				prefetch.LinesL2(unsafe.Pointer(&ahead[0]), n)
 				ahead, lines = ahead[min(n*64, len(ahead)):], lines-n
@@ -506,7 +517,7 @@ func (p *pipeline) observeReady(w *worker) bool {
 			return false
 		}
 		b := p.pub[w.trackNext%uint64(len(p.pub))].b.Load()
-		p.conv.count(w.id, b.obs[w.id])
+		p.conv.count(w.id, b.obs, b.idx[w.id])
 		w.trackNext++
 		if b.pending.Add(-1) == 0 {
 			p.finish(b)
