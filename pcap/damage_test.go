@@ -380,7 +380,57 @@ func TestMappedSameAsStream(t *testing.T) {
 			for i := range got {
 				require.Equal(t, wantAll[i], got[i], "%s cut at %d record %d", name, n, i+1)
 			}
+			// Skimming, in steps of several sizes, then RecordAt for each
+			// offset, gives the same records; NextInto after the last skim
+			// gives the same error.
+			for _, step := range []int64{1, 17, 60, 1 << 20} {
+				got, err := readSkimming(t, path, step)
+				if wantErr == nil {
+					require.NoError(t, err, "%s cut at %d, skims of %d", name, n, step)
+				} else {
+					require.EqualError(t, err, wantErr.Error(), "%s cut at %d, skims of %d", name, n, step)
+				}
+				require.Len(t, got, len(wantRecs), "%s cut at %d, skims of %d", name, n, step)
+				for i := range got {
+					require.Equal(t, wantAll[i], got[i], "%s cut at %d record %d, skims of %d", name, n, i+1, step)
+				}
+			}
 		}
+	}
+}
+
+// readSkimming reads the capture at path with Skim, step bytes of the file
+// at a time, and RecordAt; when a skim stops short, NextInto reads the
+// record there (or reports the damage, or the end).
+func readSkimming(t *testing.T, path string, step int64) ([]Record, error) {
+	r, err := Open(path)
+	require.NoError(t, err)
+	defer r.Close()
+	r.CallerReadsAhead()
+	var got []Record
+	var offs []int64
+	for {
+		to := r.Offset() + step
+		var first int
+		offs, first = r.Skim(to, offs[:0])
+		for i, off := range offs {
+			var rec Record
+			r.RecordAt(off, first+i, &rec)
+			rec.Data = bytes.Clone(rec.Data)
+			got = append(got, rec)
+		}
+		if r.Offset() >= to {
+			continue
+		}
+		var rec Record
+		if err := r.NextInto(&rec); err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return got, err
+		}
+		rec.Data = bytes.Clone(rec.Data)
+		got = append(got, rec)
 	}
 }
 

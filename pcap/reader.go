@@ -452,6 +452,80 @@ func (r *Reader) NextInto(rec *Record) error {
 	return nil
 }
 
+// Skim steps over the records of a Mapped classic pcap file that start
+// before file offset to, as NextInto would read them, appending each
+// one's offset to offs; RecordAt reads a record at such an offset later,
+// from any goroutine. Walking a file is then little more than reading each
+// record's length, and the work of filling in Records can be spread over
+// cores. Skim stops early at a record that is damaged or reaches past the
+// end of the file (NextInto reads on from there, and reports it) and at
+// the end of the file. It returns offs, and the Index the first record it
+// appended has (those after it follow on). Other Readers skim nothing.
+func (r *Reader) Skim(to int64, offs []int64) ([]int64, int) {
+	first := r.n + 1
+	m := r.mem
+	if m == nil || r.err != nil || r.format != FormatPcap {
+		return offs, first
+	}
+	b, pos, n := m.b, m.pos, r.n // the mapping starts at file offset 0: r.off == m.pos
+	lim := min(int64(len(b)), to)
+	for int64(pos) < lim && pos+16 <= len(b) {
+		var caplen uint32
+		if r.le {
+			caplen = binary.LittleEndian.Uint32(b[pos+8 : pos+12])
+		} else {
+			caplen = binary.BigEndian.Uint32(b[pos+8 : pos+12])
+		}
+		size := 16 + int(caplen)
+		if caplen > MaxRecordLen || (r.snaplen != 0 && caplen > r.snaplen) || size > len(b)-pos {
+			break
+		}
+		offs = append(offs, int64(pos))
+		pos += size
+		n++
+	}
+	r.off += int64(pos - m.pos)
+	r.n = n
+	m.advance(pos - m.pos)
+	return offs, first
+}
+
+// RecordAt fills rec with the record of a Mapped classic pcap file that
+// starts at file offset off (one Skim stepped over), giving it Index
+// index, as NextInto would have. It may be called from any goroutine,
+// concurrently with Skim, NextInto and itself.
+func (r *Reader) RecordAt(off int64, index int, rec *Record) {
+	b := r.mem.b[off:] // the mapping starts at file offset 0
+	var sec, frac, caplen, orig uint32
+	if r.le {
+		sec, frac = binary.LittleEndian.Uint32(b[0:4]), binary.LittleEndian.Uint32(b[4:8])
+		caplen, orig = binary.LittleEndian.Uint32(b[8:12]), binary.LittleEndian.Uint32(b[12:16])
+	} else {
+		sec, frac = binary.BigEndian.Uint32(b[0:4]), binary.BigEndian.Uint32(b[4:8])
+		caplen, orig = binary.BigEndian.Uint32(b[8:12]), binary.BigEndian.Uint32(b[12:16])
+	}
+	n := 16 + int(caplen)
+	nsec := int64(frac)
+	if !r.nano {
+		nsec *= 1000
+	}
+	data := b[16:n:n]
+	s, ns := int64(sec), nsec
+	if r.link == LinkTypeERF {
+		if es, ens, ok := erfTime(data); ok {
+			s, ns = es, ens
+		}
+	}
+	rec.Index = index
+	rec.Offset = off
+	rec.Time = time.Unix(s, ns).UTC()
+	rec.CapLen = len(data)
+	rec.OrigLen = int(orig)
+	rec.LinkType = r.link
+	rec.Interface = 0
+	rec.Data = data
+}
+
 // grow returns r.buf resized to n bytes, reallocating only when n exceeds
 // every earlier size.
 func (r *Reader) grow(n int) []byte {

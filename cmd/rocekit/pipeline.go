@@ -71,6 +71,13 @@ type batch struct {
 
 	obs []analysis.Obs // the frames' observations: obs[i] is slots[i]'s
 
+	// A memory-mapped file's first nskim records are only located in the
+	// read turn (pcap.Reader.Skim): they start at offs[i], have Index
+	// first+i, and are read (RecordAt) in parallel, as they are decoded.
+	offs  []int64
+	first int
+	nskim int
+
 	// --summary only: which frames each shard observes, how many shards
 	// have yet to observe them, and whether the buffer may be reused.
 	idx     [][]int32
@@ -86,6 +93,7 @@ func (b *batch) reset(file string) {
 	b.out = b.out[:0]
 	b.err = nil
 	b.last = false
+	b.nskim = 0
 	for i := range b.idx {
 		b.idx[i] = b.idx[i][:0]
 	}
@@ -125,6 +133,14 @@ func spinUntil(ok func() bool) bool {
 			runtime.Gosched()
 		}
 	}
+}
+
+// waitDoing is wait, calling meanwhile as long as it is not seq's turn
+// and meanwhile reports that it did something.
+func (t *turns) waitDoing(seq uint64, meanwhile func() bool) {
+	for t.next.Load() != seq && meanwhile() {
+	}
+	t.wait(seq)
 }
 
 // wait blocks until it is seq's turn.
@@ -316,7 +332,7 @@ func (p *pipeline) claim() claim {
 func (p *pipeline) readBatch(w *worker, b *batch) bool {
 	c := p.claim()
 	p.r.ReadAhead(c.lo, c.hi)
-	return p.fill(c, b)
+	return p.fill(c, b, nil)
 }
 
 // fill fills b with the records of batch c, in its turn. A batch of a
@@ -324,14 +340,29 @@ func (p *pipeline) readBatch(w *worker, b *batch) bool {
 // file; one of a stream is up to batchFrames records, copied out of the
 // reader's buffer. It reports false when the file has been read to the
 // end (or to an error) by an earlier batch.
-func (p *pipeline) fill(c claim, b *batch) bool {
-	p.read.wait(c.seq)
+func (p *pipeline) fill(c claim, b *batch, meanwhile func() bool) bool {
+	if meanwhile != nil {
+		p.read.waitDoing(c.seq, meanwhile)
+	} else {
+		p.read.wait(c.seq)
+	}
 	defer p.read.done()
 	if p.readDone {
 		return false
 	}
 	b.reset(p.label)
 	r, hi := p.r, c.hi
+	if p.inPlace {
+		b.offs, b.first = r.Skim(hi, b.offs[:0])
+		n := len(b.offs)
+		if p.cfg.last > 0 {
+			n = max(0, min(n, p.cfg.last-b.first+1))
+		}
+		for len(b.slots) < n {
+			b.slots = append(b.slots, make([]slot, len(b.slots))...)
+		}
+		b.n, b.nskim = n, n
+	}
 	for p.inPlace && r.Offset() < hi || !p.inPlace && b.n < batchFrames {
 		if b.n == len(b.slots) {
 			b.slots = append(b.slots, make([]slot, len(b.slots))...)
@@ -384,6 +415,9 @@ func fixArena(b *batch) {
 // sets o, its observation for the tracker, and its shard.
 func (p *pipeline) decode(b *batch, i int, f *packet.Frame, o *analysis.Obs) {
 	s := &b.slots[i]
+	if i < b.nskim {
+		p.r.RecordAt(b.offs[i], b.first+i, &s.rec)
+	}
 	decodeFrame(s, f, p.cfg.ports)
 	checkFrame(s, f)
 	o.Set(b.seq<<32|uint64(i), s.rec.Index, s.rec.Time, f, check(s.icrc), check(s.vcrc))
@@ -446,7 +480,8 @@ func (p *pipeline) summarize(w *worker) {
 	c := p.claim()
 	p.r.ReadAhead(c.lo, c.hi)
 	f := &w.frames[0]
-	for p.fill(c, b) {
+	observeOne := func() bool { return p.observeNext(w) }
+	for p.fill(c, b, observeOne) {
 		b.free.Store(false)
 		next := p.freeBuffer(w)
 		c = p.claim()
@@ -509,21 +544,26 @@ func (p *pipeline) ready(w *worker) bool {
 // observeReady observes w's shard of the batches decoded so far, in order.
 // It reports whether w has observed the file's last batch.
 func (p *pipeline) observeReady(w *worker) bool {
-	for {
-		if e := p.end.Load(); e != 0 && w.trackNext >= e {
-			return true
-		}
-		if !p.ready(w) {
-			return false
-		}
-		b := p.pub[w.trackNext%uint64(len(p.pub))].b.Load()
-		p.conv.count(w.id, b.obs, b.idx[w.id])
-		w.trackNext++
-		if b.pending.Add(-1) == 0 {
-			p.finish(b)
-			b.free.Store(true)
-		}
+	for p.observeNext(w) {
 	}
+	e := p.end.Load()
+	return e != 0 && w.trackNext >= e
+}
+
+// observeNext observes w's shard of the next batch, if it has been decoded
+// (and is of the file), and reports whether it did.
+func (p *pipeline) observeNext(w *worker) bool {
+	if e := p.end.Load(); e != 0 && w.trackNext >= e || !p.ready(w) {
+		return false
+	}
+	b := p.pub[w.trackNext%uint64(len(p.pub))].b.Load()
+	p.conv.count(w.id, b.obs, b.idx[w.id])
+	w.trackNext++
+	if b.pending.Add(-1) == 0 {
+		p.finish(b)
+		b.free.Store(true)
+	}
+	return true
 }
 
 // waitBriefly spins until ok or for spinFor, then sleeps a little.
