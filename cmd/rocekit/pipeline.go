@@ -174,9 +174,10 @@ type worker struct {
 	frames []packet.Frame // the decoded frames of b
 	fi     frameInfo
 
-	// --summary: the worker's batch buffers, and the next batch whose
-	// frames of shard id it observes.
+	// --summary: the worker's batch buffers, the next batch whose frames
+	// of shard id it observes, and the slot it decodes skimmed frames in.
 	bufs      []*batch
+	scratch   slot
 	trackNext uint64
 }
 
@@ -412,9 +413,10 @@ func fixArena(b *batch) {
 }
 
 // decode decodes frame i of b into f, with the ICRC and VCRC checks, and
-// sets o, its observation for the tracker, and its shard.
-func (p *pipeline) decode(b *batch, i int, f *packet.Frame, o *analysis.Obs) {
-	s := &b.slots[i]
+// sets o, its observation for the tracker, and its shard; s is the frame's
+// slot (with --summary, a skimmed frame's is the worker's scratch slot:
+// nothing in it is needed after the frame is observed).
+func (p *pipeline) decode(b *batch, i int, s *slot, f *packet.Frame, o *analysis.Obs) {
 	if i < b.nskim {
 		p.r.RecordAt(b.offs[i], b.first+i, &s.rec)
 	}
@@ -436,7 +438,7 @@ func (p *pipeline) process(w *worker) {
 	for i := range b.slots[:b.n] {
 		s := &b.slots[i]
 		f := &frames[i]
-		p.decode(b, i, f, &b.obs[i])
+		p.decode(b, i, s, f, &b.obs[i])
 		s.selected = p.cfg.selected(s, f)
 	}
 	// The analysis: each shard in its turn, the batch's frames of that
@@ -493,9 +495,12 @@ func (p *pipeline) summarize(w *worker) {
 		}
 		b.growObs()
 		for i := range b.slots[:b.n] {
-			p.decode(b, i, f, &b.obs[i])
-			sh := b.slots[i].shard
-			b.idx[sh] = append(b.idx[sh], int32(i))
+			s := &b.slots[i]
+			if i < b.nskim {
+				s = &w.scratch
+			}
+			p.decode(b, i, s, f, &b.obs[i])
+			b.idx[s.shard] = append(b.idx[s.shard], int32(i))
 			if n := min(step, lines); n > 0 {
 				prefetch.LinesL2(unsafe.Pointer(&ahead[0]), n)
 				ahead, lines = ahead[min(n*64, len(ahead)):], lines-n
