@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rocekit/rocekit/aeth"
+	"github.com/rocekit/rocekit/bth"
 	"github.com/rocekit/rocekit/cm"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
@@ -69,12 +70,13 @@ func (o *Obs) Set(seq uint64, frameNo int, ts time.Time, f *packet.Frame, icrc, 
 		return
 	}
 	o.state = obsDecoded
+	var h bth.BTH = p.BTH // named here so that its getters are inlined
 	k := &o.key
-	k.Encap, k.DstQP = f.Encap, p.BTH.DestQP()
+	k.Encap, k.DstQP = f.Encap, h.DestQP()
 	setAddrs(&k.Src, &k.Dst, f)
-	o.op, o.psn = p.BTH.Opcode(), p.BTH.PSN()
+	o.op, o.psn = h.Opcode(), h.PSN()
 	o.payload, o.pad = uint32(len(p.Payload)), uint8(len(p.Pad))
-	if p.BTH.AckReq() {
+	if h.AckReq() {
 		o.flags |= obsAckReq
 	}
 	if ecnCE(f) {

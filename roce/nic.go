@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/rocekit/rocekit/aeth"
+	"github.com/rocekit/rocekit/bth"
 	"github.com/rocekit/rocekit/icrc"
 	"github.com/rocekit/rocekit/internal/prefetch"
 	"github.com/rocekit/rocekit/opcode"
@@ -131,7 +132,8 @@ func (n *nic) Receive(now sim.Time, frame []byte) {
 		s.st.icrcErrors++
 		return
 	}
-	i := rx.Transport.BTH.DestQP() - qpnBase
+	var h bth.BTH = rx.Transport.BTH // named so that DestQP is inlined
+	i := h.DestQP() - qpnBase
 	if i>>1 >= uint32(len(s.connArr)) {
 		s.st.unknownQP++
 		return
