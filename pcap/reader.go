@@ -495,35 +495,10 @@ func (r *Reader) Skim(to int64, offs []int64) ([]int64, int) {
 // index, as NextInto would have. It may be called from any goroutine,
 // concurrently with Skim, NextInto and itself.
 func (r *Reader) RecordAt(off int64, index int, rec *Record) {
-	b := r.mem.b[off:] // the mapping starts at file offset 0
-	var sec, frac, caplen, orig uint32
-	if r.le {
-		sec, frac = binary.LittleEndian.Uint32(b[0:4]), binary.LittleEndian.Uint32(b[4:8])
-		caplen, orig = binary.LittleEndian.Uint32(b[8:12]), binary.LittleEndian.Uint32(b[12:16])
-	} else {
-		sec, frac = binary.BigEndian.Uint32(b[0:4]), binary.BigEndian.Uint32(b[4:8])
-		caplen, orig = binary.BigEndian.Uint32(b[8:12]), binary.BigEndian.Uint32(b[12:16])
-	}
-	n := 16 + int(caplen)
-	nsec := int64(frac)
-	if !r.nano {
-		nsec *= 1000
-	}
-	data := b[16:n:n]
-	s, ns := int64(sec), nsec
-	if r.link == LinkTypeERF {
-		if es, ens, ok := erfTime(data); ok {
-			s, ns = es, ens
-		}
-	}
+	b := r.mem.b[off:]                         // the mapping starts at file offset 0
+	sec, nsec, n, orig, _ := r.mappedHeader(b) // Skim accepted it
+	fillRecord(rec, off, true, sec, nsec, b[16:n:n], orig, r.link, 0)
 	rec.Index = index
-	rec.Offset = off
-	rec.Time = time.Unix(s, ns).UTC()
-	rec.CapLen = len(data)
-	rec.OrigLen = int(orig)
-	rec.LinkType = r.link
-	rec.Interface = 0
-	rec.Data = data
 }
 
 // grow returns r.buf resized to n bytes, reallocating only when n exceeds
@@ -704,12 +679,16 @@ func (r *Reader) checkLen(off int64, caplen, snaplen uint32) error {
 // would stall). For ERF records the ERF timestamp replaces the one given;
 // hasTime false leaves Time zero. Index is set by NextInto.
 func (r *Reader) setRecord(off int64, hasTime bool, sec, nsec int64, data []byte, orig uint32, lt LinkType, ifc int) {
+	fillRecord(r.dst, off, hasTime, sec, nsec, data, orig, lt, ifc)
+}
+
+// fillRecord is setRecord into rec.
+func fillRecord(rec *Record, off int64, hasTime bool, sec, nsec int64, data []byte, orig uint32, lt LinkType, ifc int) {
 	if lt == LinkTypeERF {
 		if s, ns, ok := erfTime(data); ok {
 			hasTime, sec, nsec = true, s, ns
 		}
 	}
-	rec := r.dst
 	rec.Offset = off
 	if hasTime {
 		rec.Time = time.Unix(sec, nsec).UTC()

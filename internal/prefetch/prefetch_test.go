@@ -9,18 +9,20 @@ import (
 // points to (a prefetch never faults) are all fine, and memory is left as
 // it was.
 func TestLinesEdgeCases(t *testing.T) {
-	b := make([]byte, 4096)
-	for i := range b {
-		b[i] = byte(i)
-	}
-	for _, n := range []int{-5, -1, 0, 1, 2, 63, 64, 65} {
-		Lines(unsafe.Pointer(&b[0]), n)
-		Lines(unsafe.Pointer(&b[len(b)-1]), n)
-		Lines(nil, n)
-	}
-	for i := range b {
-		if b[i] != byte(i) {
-			t.Fatalf("byte %d changed", i)
+	for name, f := range map[string]func(unsafe.Pointer, int){"Lines": Lines, "LinesL2": LinesL2} {
+		b := make([]byte, 4096)
+		for i := range b {
+			b[i] = byte(i)
+		}
+		for _, n := range []int{-5, -1, 0, 1, 2, 63, 64, 65} {
+			f(unsafe.Pointer(&b[0]), n)
+			f(unsafe.Pointer(&b[len(b)-1]), n)
+			f(nil, n)
+		}
+		for i := range b {
+			if b[i] != byte(i) {
+				t.Fatalf("%s: byte %d changed", name, i)
+			}
 		}
 	}
 }
