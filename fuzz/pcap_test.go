@@ -258,3 +258,101 @@ func pcapRewrite(t *testing.T, f pcap.Format, recs []pcapRecord, links []pcap.Li
 		}
 	}
 }
+
+// FuzzPcapMapped reads the bytes as a file, memory-mapped when they are a
+// classic pcap file, three ways: NextInto, and Skim (in steps the input's
+// first byte sets) with RecordAt, as rocekit decode walks a mapped file,
+// with NextInto wherever a skim stops short. All must give the same records
+// and the same error as reading the bytes as a stream; none may panic.
+func FuzzPcapMapped(f *testing.F) {
+	for _, s := range pcapSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		sr, err := pcap.NewReader(bytes.NewReader(in))
+		want, wantErr := pcapReadAll(sr, err)
+		path := filepath.Join(t.TempDir(), "f.pcap")
+		if err := os.WriteFile(path, in, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mr, err := pcap.Open(path)
+		got, gotErr := pcapReadAll(mr, err)
+		pcapSame(t, "mapped", want, wantErr, got, gotErr)
+		step := int64(1)
+		if len(in) > 0 {
+			step += int64(in[0]) * 13
+		}
+		r, err := pcap.Open(path)
+		if err != nil {
+			pcapSame(t, "skimmed", want, wantErr, nil, err)
+			return
+		}
+		defer r.Close()
+		r.CallerReadsAhead()
+		var recs []pcap.Record
+		var offs []int64
+		for {
+			to := r.Offset() + step
+			var first int
+			offs, first = r.Skim(to, offs[:0])
+			for i, off := range offs {
+				var rec pcap.Record
+				r.RecordAt(off, first+i, &rec)
+				rec.Data = bytes.Clone(rec.Data)
+				recs = append(recs, rec)
+			}
+			if r.Offset() >= to {
+				continue
+			}
+			var rec pcap.Record
+			if err := r.NextInto(&rec); err != nil {
+				if err == io.EOF {
+					err = nil
+				}
+				pcapSame(t, "skimmed", want, wantErr, recs, err)
+				return
+			}
+			rec.Data = bytes.Clone(rec.Data)
+			recs = append(recs, rec)
+		}
+	})
+}
+
+// pcapReadAll reads every record of r, and returns them with the error
+// that ended them (nil at the end of the file); err is the error that
+// opening r gave, returned as it is.
+func pcapReadAll(r *pcap.Reader, err error) ([]pcap.Record, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	var recs []pcap.Record
+	for {
+		var rec pcap.Record
+		if err := r.NextInto(&rec); err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return recs, err
+		}
+		rec.Data = bytes.Clone(rec.Data)
+		recs = append(recs, rec)
+	}
+}
+
+func pcapSame(t *testing.T, how string, want []pcap.Record, wantErr error, got []pcap.Record, gotErr error) {
+	t.Helper()
+	if (wantErr == nil) != (gotErr == nil) || wantErr != nil && wantErr.Error() != gotErr.Error() {
+		t.Fatalf("%s: error %v, read as a stream %v", how, gotErr, wantErr)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d records, read as a stream %d", how, len(got), len(want))
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		if g.Index != w.Index || g.Offset != w.Offset || !g.Time.Equal(w.Time) || g.CapLen != w.CapLen ||
+			g.OrigLen != w.OrigLen || g.LinkType != w.LinkType || g.Interface != w.Interface || !bytes.Equal(g.Data, w.Data) {
+			t.Fatalf("%s: record %d is %+v, read as a stream %+v", how, i+1, g, w)
+		}
+	}
+}
