@@ -19,7 +19,8 @@ import (
 // one batch of frames at a time through every stage:
 //
 //	read ahead                      (in parallel: a memory-mapped file's chunk)
-//	read                            (one worker at a time, in file order)
+//	read                            (one worker at a time, in file order;
+//	                                 a mapped file's records only located)
 //	decode, ICRC, VCRC, selection   (in parallel)
 //	per-QP analysis                 (per tracker shard, in batch order)
 //	format                          (in parallel)
@@ -29,8 +30,9 @@ import (
 // that read it (and brought its bytes into its core's cache) decodes,
 // checks, analyses and formats it. A batch of a memory-mapped file is the
 // records that start in one readChunk of it: its worker streams the chunk
-// from memory before its turn to walk the records, so the workers read the
-// file at once and the turn finds the records in cache. The analysis is
+// from memory before its turn to locate the records (pcap.Reader.Skim), so
+// the workers read the file at once and the turn finds the record headers
+// in cache; each record is filled in (RecordAt) as it is decoded. The analysis is
 // split into shards by pairs of endpoints (analysis.Shards): a batch takes
 // each shard's turn in order, so one worker can analyse shard 0 of a batch
 // while another analyses shard 1 of the batch before it. Only the walk,
