@@ -1,0 +1,138 @@
+package main
+
+import (
+	"io"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/rocekit/rocekit/analysis"
+	"github.com/rocekit/rocekit/icrc"
+	"github.com/rocekit/rocekit/internal/prefetch"
+	"github.com/rocekit/rocekit/packet"
+	"github.com/rocekit/rocekit/pcap"
+)
+
+// How much of decode --summary each part costs. partsRun walks a
+// memory-mapped file the way the --summary pipeline does (a 256 KiB chunk
+// a batch, records located by Skim in turn, read with RecordAt, the next
+// chunk prefetched while the batch is processed, one worker per core) and
+// does, for each frame, only the parts up to upTo: nothing more (partSkim),
+// the ICRC alone (partICRC), decoding with the ICRC check (partDecode), and
+// making the observation (partObs). The tracker and the batch hand-over
+// are what BenchmarkDecodeParts' "pipeline" (rocekit decode itself) adds.
+const (
+	partSkim = iota
+	partICRC
+	partDecode
+	partObs
+)
+
+var partsSink atomic.Uint32
+
+func partsRun(file string, upTo int) {
+	r, err := pcap.Open(file)
+	if err != nil {
+		panic(err)
+	}
+	defer r.Close()
+	r.CallerReadsAhead()
+	start := r.Offset()
+	var claims, turn atomic.Int64
+	var done atomic.Bool
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var (
+				offs []int64
+				s    slot
+				f    packet.Frame
+				o    analysis.Obs
+				x    uint32
+			)
+			k := claims.Add(1) - 1
+			lo := start + k*readChunk
+			r.ReadAhead(lo, lo+readChunk)
+			for {
+				for turn.Load() != k {
+				}
+				if done.Load() {
+					turn.Add(1)
+					break
+				}
+				var first int
+				offs, first = r.Skim(lo+readChunk, offs[:0])
+				if r.Offset() < lo+readChunk { // damage or the end
+					done.Store(true)
+				}
+				turn.Add(1)
+				k = claims.Add(1) - 1
+				lo = start + k*readChunk
+				ahead := r.Ahead(lo, lo+readChunk)
+				lines := (len(ahead) + 63) / 64
+				step := 0
+				if len(offs) > 0 {
+					step = (lines + len(offs) - 1) / len(offs)
+				}
+				for i, off := range offs {
+					r.RecordAt(off, first+i, &s.rec)
+					switch {
+					case upTo == partICRC && len(s.rec.Data) > 18:
+						v, _ := icrc.IPv4(s.rec.Data[14 : len(s.rec.Data)-4])
+						x += v
+					case upTo >= partDecode:
+						decodeFrame(&s, &f, nil)
+						checkFrame(&s, &f)
+						if upTo >= partObs {
+							o.Set(uint64(k)<<32|uint64(i), s.rec.Index, s.rec.Time, &f, check(s.icrc), check(s.vcrc))
+						}
+					}
+					if n := min(step, lines); n > 0 {
+						prefetch.LinesL2(unsafe.Pointer(&ahead[0]), n)
+						ahead, lines = ahead[min(n*64, len(ahead)):], lines-n
+					}
+				}
+			}
+			partsSink.Add(x)
+		}()
+	}
+	wg.Wait()
+}
+
+// BenchmarkDecodeParts runs each part of decode --summary on the file
+// bench/decode.sh makes, and rocekit decode --summary itself, in turn (so
+// they share the machine's speed of the moment), and reports each one's
+// median time:
+//
+//	go test -run '^$' -bench DecodeParts -benchtime 12x ./cmd/rocekit
+func BenchmarkDecodeParts(b *testing.B) {
+	const file = "../../bench/out/mixed.pcap"
+	if _, err := os.Stat(file); err != nil {
+		b.Skip("no bench/out/mixed.pcap: run bench/decode.sh first")
+	}
+	names := []string{"skim", "icrc", "decode", "obs", "pipeline"}
+	ts := make([][]float64, len(names))
+	for i := 0; i < b.N; i++ {
+		for j := range names {
+			m := (i + j) % len(names)
+			t := time.Now()
+			if m < len(names)-1 {
+				partsRun(file, m)
+			} else {
+				runDecode([]string{"--summary", file}, io.Discard, io.Discard)
+			}
+			ts[m] = append(ts[m], float64(time.Since(t))/1e6)
+		}
+	}
+	for m, n := range names {
+		sort.Float64s(ts[m])
+		b.ReportMetric(ts[m][len(ts[m])/2], n+"-ms")
+	}
+}
