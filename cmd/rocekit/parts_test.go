@@ -136,3 +136,39 @@ func BenchmarkDecodeParts(b *testing.B) {
 		b.ReportMetric(ts[m][len(ts[m])/2], n+"-ms")
 	}
 }
+
+// BenchmarkObserveFile is the tracker alone over the observations of the
+// benchmark file's frames of one shard (of two), made beforehand and read
+// in order from memory: what one worker's tracker costs without the rest of
+// the pipeline.
+func BenchmarkObserveFile(b *testing.B) {
+	const file = "../../bench/out/mixed.pcap"
+	r, err := pcap.Open(file)
+	if err != nil {
+		b.Skip("no bench/out/mixed.pcap: run bench/decode.sh first")
+	}
+	var obs []analysis.Obs
+	var s slot
+	var f packet.Frame
+	shards := analysis.NewShards(2, analysis.Options{})
+	for i := 0; r.NextInto(&s.rec) == nil; i++ {
+		decodeFrame(&s, &f, nil)
+		checkFrame(&s, &f)
+		var o analysis.Obs
+		o.Set(uint64(i), s.rec.Index, s.rec.Time, &f, check(s.icrc), check(s.vcrc))
+		if shards.OfObs(&o) == 0 {
+			obs = append(obs, o)
+		}
+	}
+	r.Close()
+	b.ResetTimer()
+	var ws []analysis.Warning
+	for i := 0; i < b.N; i++ {
+		sh := analysis.NewShards(2, analysis.Options{})
+		for j := range obs {
+			ws = sh.ObserveObs(0, &obs[j], ws[:0])
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(obs)), "ns/frame")
+	b.ReportMetric(float64(len(obs)), "frames")
+}
