@@ -477,15 +477,19 @@ func (p *pipeline) process(w *worker) {
 // summarize is one worker's part of a --summary run of the file. It
 // claims its next batch before decoding the one it has read, and while it
 // decodes has the CPU fetch the next one's chunk of a memory-mapped file,
-// a little after each frame: the fetch from memory overlaps the work
-// instead of preceding it.
+// a little after each frame, finishing halfway through the batch: the
+// fetch from memory overlaps the work instead of preceding it. Once the
+// chunk is fetched, the worker walks it (its read turn) as soon as its turn
+// comes, without finishing the batch first, so that the other worker,
+// whose next turn follows, rarely waits.
 func (p *pipeline) summarize(w *worker) {
 	b := p.freeBuffer(w)
 	c := p.claim()
 	p.r.ReadAhead(c.lo, c.hi)
 	f := &w.frames[0]
 	observeOne := func() bool { return p.observeNext(w) }
-	for p.fill(c, b, observeOne) {
+	ok := p.fill(c, b, observeOne)
+	for ok {
 		b.free.Store(false)
 		next := p.freeBuffer(w)
 		c = p.claim()
@@ -493,9 +497,10 @@ func (p *pipeline) summarize(w *worker) {
 		lines := (len(ahead) + 63) / 64
 		step := 0
 		if b.n > 0 {
-			step = (lines + b.n - 1) / b.n
+			step = 2 * ((lines + b.n - 1) / b.n)
 		}
 		b.growObs()
+		walked := false
 		for i := range b.slots[:b.n] {
 			s := &b.slots[i]
 			if i < b.nskim {
@@ -506,6 +511,8 @@ func (p *pipeline) summarize(w *worker) {
 			if n := min(step, lines); n > 0 {
 				prefetch.LinesL2(unsafe.Pointer(&ahead[0]), n)
 				ahead, lines = ahead[min(n*64, len(ahead)):], lines-n
+			} else if !walked && i%8 == 7 && p.read.next.Load() == c.seq {
+				ok, walked = p.fill(c, next, nil), true
 			}
 		}
 		b.pending.Store(int32(len(p.workers)))
@@ -513,6 +520,9 @@ func (p *pipeline) summarize(w *worker) {
 		e.b.Store(b)
 		e.seq.Store(b.seq)
 		p.observeReady(w)
+		if !walked {
+			ok = p.fill(c, next, observeOne)
+		}
 		b = next
 	}
 	// Observe the rest of the file.
