@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/netip"
 	"os"
 	"slices"
@@ -313,11 +312,11 @@ func parseAddr(a *Addr, j *jAddr, what string) error {
 		return nil
 	}
 	if j.MAC != "" {
-		m, err := net.ParseMAC(j.MAC)
-		if err != nil || len(m) != 6 {
+		m, err := packet.ParseMAC(j.MAC)
+		if err != nil {
 			return fmt.Errorf("%s mac %q", what, j.MAC)
 		}
-		copy(a.MAC[:], m)
+		a.MAC = m
 	}
 	if j.IPv4 != "" {
 		ip, err := netip.ParseAddr(j.IPv4)
@@ -652,12 +651,12 @@ func (b *builder) build(idx int, p *jPacket, out *[]SourceFrame) error {
 			if x.s == "" {
 				continue
 			}
-			m, err := net.ParseMAC(x.s)
-			if err != nil || len(m) != 6 {
+			m, err := packet.ParseMAC(x.s)
+			if err != nil {
 				errs = append(errs, fmt.Errorf("eth mac %q", x.s))
 				continue
 			}
-			copy(x.dst[:], m)
+			*x.dst = m
 		}
 		for i, v := range e.VLANs {
 			var vl packet.VLANFields

@@ -2,7 +2,6 @@ package gen
 
 import (
 	"fmt"
-	"net"
 	"net/netip"
 
 	"github.com/rocekit/rocekit/icrc"
@@ -221,11 +220,11 @@ func FromScenario(sc *roce.Scenario, o ScenarioOptions) (*Source, error) {
 func hostAddr(i int, h roce.HostSpec) (Addr, error) {
 	a := Addr{MAC: [6]byte{2, 0, 0, 0, byte((i + 1) >> 8), byte(i + 1)}, IPv4: [4]byte{10, 0, byte((i + 1) >> 8), byte(i + 1)}}
 	if h.MAC != "" {
-		m, err := net.ParseMAC(h.MAC)
-		if err != nil || len(m) != 6 {
+		m, err := packet.ParseMAC(h.MAC)
+		if err != nil {
 			return a, fmt.Errorf("host %s: MAC %q", h.Name, h.MAC)
 		}
-		copy(a.MAC[:], m)
+		a.MAC = m
 	}
 	if h.IP != "" {
 		ip, err := netip.ParseAddr(h.IP)
