@@ -179,6 +179,9 @@ func TestShardsOf(t *testing.T) {
 		require.NoError(t, err)
 		var f packet.Frame
 		require.NoError(t, decode(&f, encap, buf[:m]))
+		var o analysis.Obs
+		o.Set(1, 1, time.Time{}, &f, analysis.CheckOK, analysis.NotChecked)
+		require.Equal(t, sh.Of(&f), sh.OfObs(&o), "%v: OfObs and Of", encap)
 		return sh.Of(&f)
 	}
 	for _, e := range []packet.Encap{packet.RoCEv2IPv4, packet.RoCEv2IPv6, packet.RoCEv1, packet.IBLocal, packet.IBGlobal} {
@@ -194,4 +197,7 @@ func TestShardsOf(t *testing.T) {
 	var f packet.Frame
 	require.NoError(t, f.DecodeEthernet(make([]byte, 60)))
 	require.Equal(t, 0, sh.Of(&f), "a frame with no IB transport")
+	var o analysis.Obs
+	o.Set(1, 1, time.Time{}, &f, analysis.NotChecked, analysis.NotChecked)
+	require.Equal(t, 0, sh.OfObs(&o), "a frame with no IB transport")
 }
