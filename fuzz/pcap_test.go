@@ -297,7 +297,9 @@ func FuzzPcapMapped(f *testing.F) {
 			offs, first = r.Skim(to, offs[:0])
 			for i, off := range offs {
 				var rec pcap.Record
-				r.RecordAt(off, first+i, &rec)
+				if err := r.RecordAt(off, first+i, &rec); err != nil {
+					t.Fatalf("RecordAt(%d) of a skimmed record: %v", off, err)
+				}
 				rec.Data = bytes.Clone(rec.Data)
 				recs = append(recs, rec)
 			}

@@ -415,7 +415,7 @@ func readSkimming(t *testing.T, path string, step int64) ([]Record, error) {
 		offs, first = r.Skim(to, offs[:0])
 		for i, off := range offs {
 			var rec Record
-			r.RecordAt(off, first+i, &rec)
+			require.NoError(t, r.RecordAt(off, first+i, &rec))
 			rec.Data = bytes.Clone(rec.Data)
 			got = append(got, rec)
 		}
@@ -431,6 +431,33 @@ func readSkimming(t *testing.T, path string, step int64) ([]Record, error) {
 		}
 		rec.Data = bytes.Clone(rec.Data)
 		got = append(got, rec)
+	}
+}
+
+// RecordAt reports an offset where no acceptable record starts (as when
+// the file was overwritten after Skim), naming the record and offset, and
+// leaves the Record alone.
+func TestRecordAtWrongOffset(t *testing.T) {
+	file := twoGood(0).bytes()
+	path := filepath.Join(t.TempDir(), "f.pcap")
+	require.NoError(t, os.WriteFile(path, file, 0o644))
+	r, err := Open(path)
+	require.NoError(t, err)
+	defer r.Close()
+	require.True(t, r.Mapped())
+	offs, first := r.Skim(int64(len(file)), nil)
+	require.Len(t, offs, 2)
+	var rec Record
+	require.NoError(t, r.RecordAt(offs[1], first+1, &rec))
+	want := rec
+	for _, off := range []int64{-1, int64(len(file)), int64(len(file)) + 5, offs[1] + 1, int64(len(file)) - 10} {
+		err := r.RecordAt(off, 7, &rec)
+		var fe *FileError
+		require.True(t, errors.As(err, &fe), "offset %d: %v", off, err)
+		require.Equal(t, 7, fe.Record)
+		require.Equal(t, off, fe.Offset)
+		require.ErrorIs(t, err, ErrTruncatedRecord)
+		require.Equal(t, want, rec, "offset %d", off)
 	}
 }
 

@@ -493,12 +493,22 @@ func (r *Reader) Skim(to int64, offs []int64) ([]int64, int) {
 // RecordAt fills rec with the record of a Mapped classic pcap file that
 // starts at file offset off (one Skim stepped over), giving it Index
 // index, as NextInto would have. It may be called from any goroutine,
-// concurrently with Skim, NextInto and itself.
-func (r *Reader) RecordAt(off int64, index int, rec *Record) {
-	b := r.mem.b[off:]                         // the mapping starts at file offset 0
-	sec, nsec, n, orig, _ := r.mappedHeader(b) // Skim accepted it
+// concurrently with Skim, NextInto and itself. It fails only if the bytes
+// at off are no longer the record Skim found there (the file was
+// overwritten while mapped): rec is then left as it was.
+func (r *Reader) RecordAt(off int64, index int, rec *Record) error {
+	m := r.mem
+	if m == nil || off < 0 || off > int64(len(m.b)) {
+		return &FileError{Record: index, Offset: off, Err: ErrTruncatedRecord, Detail: "no record at this offset"}
+	}
+	b := m.b[off:] // the mapping starts at file offset 0
+	sec, nsec, n, orig, ok := r.mappedHeader(b)
+	if !ok {
+		return &FileError{Record: index, Offset: off, Err: ErrTruncatedRecord, Detail: "the record changed after it was located"}
+	}
 	fillRecord(rec, off, true, sec, nsec, b[16:n:n], orig, r.link, 0)
 	rec.Index = index
+	return nil
 }
 
 // grow returns r.buf resized to n bytes, reallocating only when n exceeds

@@ -82,7 +82,9 @@ func partsRun(file string, upTo int) {
 					step = (lines + len(offs) - 1) / len(offs)
 				}
 				for i, off := range offs {
-					r.RecordAt(off, first+i, &s.rec)
+					if err := r.RecordAt(off, first+i, &s.rec); err != nil {
+						panic(err)
+					}
 					switch {
 					case upTo == partICRC && len(s.rec.Data) > 18:
 						v, _ := icrc.IPv4(s.rec.Data[14 : len(s.rec.Data)-4])

@@ -420,7 +420,17 @@ func fixArena(b *batch) {
 // nothing in it is needed after the frame is observed).
 func (p *pipeline) decode(b *batch, i int, s *slot, f *packet.Frame, o *analysis.Obs) {
 	if i < b.nskim {
-		p.r.RecordAt(b.offs[i], b.first+i, &s.rec)
+		if err := p.r.RecordAt(b.offs[i], b.first+i, &s.rec); err != nil {
+			// The file was overwritten while mapped: the frame is reported
+			// with the error, undecoded.
+			s.rec = pcap.Record{Index: b.first + i, Offset: b.offs[i]}
+			s.linkErr, s.err = err, nil
+			s.icrc, s.vcrc = crcResult{}, crcResult{}
+			*f = packet.Frame{Ports: p.cfg.ports}
+			o.Set(b.seq<<32|uint64(i), s.rec.Index, s.rec.Time, f, analysis.NotChecked, analysis.NotChecked)
+			s.shard = 0
+			return
+		}
 	}
 	decodeFrame(s, f, p.cfg.ports)
 	checkFrame(s, f)
