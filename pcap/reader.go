@@ -245,8 +245,9 @@ func touchLines(b []byte) byte {
 var readAheadSink atomic.Uint32
 
 // CallerReadsAhead tells a Mapped Reader that its user reads the file
-// ahead of NextInto itself, with ReadAhead: NextInto stops touching and
-// mapping the bytes ahead of it. Call it before the first NextInto.
+// ahead of NextInto and Skim itself, with ReadAhead or Ahead: they stop
+// touching and mapping the bytes ahead of them. Call it before the first
+// NextInto or Skim.
 func (r *Reader) CallerReadsAhead() {
 	if r.mem != nil {
 		r.mem.caller = true
@@ -257,9 +258,9 @@ func (r *Reader) CallerReadsAhead() {
 // [from, to) into the cache of the calling core, having the pages mapped
 // (populateChunk at a time, ahead of to) if they are not yet. Workers that
 // each read ahead the part of the file they will decode stream it from
-// memory in parallel; only walking the records (NextInto) takes turns. It
-// may be called from any goroutine, concurrently with NextInto and with
-// itself; offsets outside the file are ignored. It does nothing for other
+// memory in parallel; only walking the records (NextInto, Skim) takes
+// turns. It may be called from any goroutine, concurrently with NextInto,
+// Skim and itself; offsets outside the file are ignored. It does nothing for other
 // Readers.
 func (r *Reader) ReadAhead(from, to int64) {
 	if b := r.ahead(from, to); b != nil {
