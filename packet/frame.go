@@ -80,12 +80,7 @@ type Frame struct {
 }
 
 func (f *Frame) reset() {
-	ports := f.Ports
-	f.Encap, f.Eth, f.VLANs, f.NVLAN, f.EtherType = 0, nil, [MaxVLANs]VLAN{}, 0, 0
-	f.IPv4, f.IPv6, f.UDP, f.LRH, f.GRH = nil, nil, nil, nil, nil
-	f.Transport = Packet{}
-	f.VCRC, f.Trailer, f.l3 = nil, nil, nil
-	f.Ports = ports
+	*f = Frame{Ports: f.Ports}
 }
 
 // IsRoCE reports whether the frame carried an IB transport packet (RoCE or
