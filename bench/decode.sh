@@ -16,6 +16,14 @@
 #
 #   bash bench/decode.sh [FRAMES] [RUNS]      (defaults 300000 and 9)
 #
+# Then, because this VM's speed drifts between spells minutes long (and the
+# best runs above may come from different spells), ROUNDS rounds (default 5)
+# that each time tshark once and then each rocekit command 3 times; a round's
+# ratio is tshark's time over the median of the 3 (and over the best), and
+# the script prints the median and range of the rounds' ratios.
+#
+#   ROUNDS=8 bash bench/decode.sh
+#
 # Needs tshark and GNU time (/usr/bin/time; apt-get install -y time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,9 +58,10 @@ runs() {
 
 frames=$(bench/out/rocekit decode --format json "$f" | wc -l)
 echo "file: $f, $frames frames, $(du -h "$f" | cut -f1)"
-read -r ts _ tm _ < <(runs 3 tshark -r "$f" -T fields -e frame.number -e infiniband.bth.opcode -e infiniband.bth.se \
-  -e infiniband.bth.m -e infiniband.bth.padcnt -e infiniband.bth.tver -e infiniband.bth.p_key \
+tshark_cmd=(tshark -r "$f" -T fields -e frame.number -e infiniband.bth.opcode -e infiniband.bth.se
+  -e infiniband.bth.m -e infiniband.bth.padcnt -e infiniband.bth.tver -e infiniband.bth.p_key
   -e infiniband.bth.destqp -e infiniband.bth.a -e infiniband.bth.psn)
+read -r ts _ tm _ < <(runs 3 "${tshark_cmd[@]}")
 read -r js jmed jm jc < <(runs "$runs" bench/out/rocekit decode --format json "$f")
 read -r ss smed sm sc < <(runs "$runs" bench/out/rocekit decode --summary "$f")
 printf "%-32s best %7.3f s  %8s KB max RSS\n" "tshark -T fields (BTH fields)" "$ts" "$tm"
@@ -69,3 +78,20 @@ f10=bench/out/mixed10.pcap
 read -r _ _ jm10 _ < <(runs 3 bench/out/rocekit decode --format json "$f10")
 read -r _ _ sm10 _ < <(runs 3 bench/out/rocekit decode --summary "$f10")
 echo "peak memory (max RSS), 10x file: json $jm10 KB (1x: $jm KB), summary $sm10 KB (1x: $sm KB)"
+
+# Alternated rounds: ratios taken within a round, seconds apart.
+rounds=${ROUNDS:-5}
+declare -A rat
+for _ in $(seq "$rounds"); do
+  read -r t _ _ _ < <(runs 1 "${tshark_cmd[@]}")
+  for name in json summary; do
+    arg=(--format json); [ "$name" = summary ] && arg=(--summary)
+    read -r b med _ _ < <(runs 3 bench/out/rocekit decode "${arg[@]}" "$f")
+    rat[$name.med]+="$(awk "BEGIN{print $t/$med}") "
+    rat[$name.best]+="$(awk "BEGIN{print $t/$b}") "
+  done
+done
+stat() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END{printf "median %.0fx (range %.0f-%.0fx)", a[int((NR+1)/2)], a[1], a[NR]}'; }
+for name in json summary; do
+  echo "alternated, $rounds rounds, rocekit decode ${name}: vs its median of 3 $(stat <<< "${rat[$name.med]}"); vs its best of 3 $(stat <<< "${rat[$name.best]}")"
+done
