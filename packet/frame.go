@@ -79,6 +79,9 @@ type Frame struct {
 	calc icrc.Calc
 }
 
+// reset clears every field but Ports. Assigning the whole struct compiles
+// to a loop of stores; clearing it field by field (with a write-barrier
+// check per group of pointers) made BenchmarkFrameParse about 1.15x slower.
 func (f *Frame) reset() {
 	*f = Frame{Ports: f.Ports}
 }
