@@ -26,7 +26,10 @@
 // pending events, on par with a 4-ary heap of (time, sequence, slot) keys
 // plus a payload slab (about 640), and about 620 with 100,000 pending, where
 // the heap needed over three times as many; a binary radix heap needed 640
-// and 830.
+// and 830. While at most 16 events are pending, as with one or two
+// connections, they skip the radix heap: they are kept in a small ring
+// sorted on insertion (see Engine), which the one-QP stream runs about 1.09x
+// as fast with.
 //
 // # Network
 //
