@@ -129,7 +129,7 @@ type Engine struct {
 	// ... (indices mod smallCap), n of them, earliest first; otherwise
 	// they are in the radix heap above.
 	big   bool
-	sh    int
+	sh    uint
 	small [smallCap]entry
 }
 
@@ -168,7 +168,7 @@ func (e *Engine) Next() (Time, bool) {
 		if e.n == 0 {
 			return 0, false
 		}
-		return e.small[e.sh].at, true
+		return e.small[e.sh%smallCap].at, true
 	}
 	if e.ready.head != nil {
 		return e.last, true
@@ -206,16 +206,16 @@ func (e *Engine) Schedule(at Time, h Handler, kind uint32, a uint64, p unsafe.Po
 
 // insertSmall puts x into the ring after every event not later than it.
 func (e *Engine) insertSmall(x entry) {
-	i := e.n
+	i, sh := uint(e.n), e.sh
 	for i > 0 {
-		prev := &e.small[(e.sh+i-1)%smallCap]
+		prev := &e.small[(sh+i-1)%smallCap]
 		if prev.at <= x.at {
 			break
 		}
-		e.small[(e.sh+i)%smallCap] = *prev
+		e.small[(sh+i)%smallCap] = *prev
 		i--
 	}
-	e.small[(e.sh+i)%smallCap] = x
+	e.small[(sh+i)%smallCap] = x
 	e.n++
 }
 
@@ -224,7 +224,7 @@ func (e *Engine) insertSmall(x entry) {
 func (e *Engine) toBig() {
 	e.big = true
 	e.last = e.now
-	for i := 0; i < e.n; i++ {
+	for i := uint(0); i < uint(e.n); i++ {
 		x := &e.small[(e.sh+i)%smallCap]
 		t := e.tail(x.at)
 		t.ev[t.n] = *x
@@ -394,7 +394,7 @@ func (e *Engine) Step() bool {
 // that drive the engine themselves. It ignores Stop.
 func (e *Engine) StepUntil(until Time) bool {
 	if !e.big {
-		if e.n == 0 || e.small[e.sh].at > until {
+		if e.n == 0 || e.small[e.sh%smallCap].at > until {
 			return false
 		}
 		e.runSmall()
@@ -452,7 +452,7 @@ func (e *Engine) run() {
 
 // runSmall processes the first event of the ring.
 func (e *Engine) runSmall() {
-	x := &e.small[e.sh]
+	x := &e.small[e.sh%smallCap]
 	ev := Event{At: x.at, Kind: x.kind, A: x.a, P: x.p}
 	h := x.h
 	x.h, x.p = nil, nil // drop references to the processed event
