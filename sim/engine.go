@@ -241,18 +241,7 @@ func (e *Engine) toSmall() {
 		if e.ready.head == nil {
 			e.refill()
 		}
-		b := &e.ready
-		c := b.head
-		e.small[i] = c.ev[b.r]
-		b.r++
-		if b.r == c.n {
-			b.head = c.next
-			if b.head == nil {
-				b.tail = nil
-			}
-			b.r = 0
-			e.release(c)
-		}
+		e.small[i] = e.popReady()
 	}
 	e.big, e.sh = false, 0
 }
@@ -419,19 +408,18 @@ func (e *Engine) StepUntil(until Time) bool {
 	return true
 }
 
-// run processes the first event of the non-empty ready bucket.
-func (e *Engine) run() {
+// popReady takes the first event out of the non-empty ready bucket,
+// dropping the bucket's references to it.
+func (e *Engine) popReady() entry {
 	b := &e.ready
 	c := b.head
-	x := &c.ev[b.r]
-	ev := Event{At: x.at, Kind: x.kind, A: x.a, P: x.p}
-	h := x.h
-	x.h, x.p = nil, nil // drop references to the processed event
+	x := c.ev[b.r]
+	c.ev[b.r].h, c.ev[b.r].p = nil, nil
 	b.r++
 	if b.r == c.n {
 		// Head chunk consumed (a chunk other than the tail is full): if it
-		// was the tail the bucket is now empty, and an event that h
-		// schedules for now starts a fresh chunk.
+		// was the tail the bucket is now empty, and an event scheduled for
+		// its time starts a fresh chunk.
 		b.head = c.next
 		if b.head == nil {
 			b.tail = nil
@@ -441,13 +429,19 @@ func (e *Engine) run() {
 		c.next = e.free
 		e.free = c
 	}
+	return x
+}
+
+// run processes the first event of the non-empty ready bucket.
+func (e *Engine) run() {
+	x := e.popReady()
 	e.n--
-	e.now = ev.At
+	e.now = x.at
 	e.events++
 	if e.n <= smallBack {
 		e.toSmall()
 	}
-	h.Handle(ev)
+	x.h.Handle(Event{At: x.at, Kind: x.kind, A: x.a, P: x.p})
 }
 
 // runSmall processes the first event of the ring.
