@@ -26,10 +26,11 @@
 // pending events, on par with a 4-ary heap of (time, sequence, slot) keys
 // plus a payload slab (about 640), and about 620 with 100,000 pending, where
 // the heap needed over three times as many; a binary radix heap needed 640
-// and 830. While at most 16 events are pending, as with one or two
-// connections, they skip the radix heap: they are kept in a small ring
-// sorted on insertion (see Engine), which the one-QP stream runs about 1.09x
-// as fast with.
+// and 830. In front of it, a ring of 16 events sorted on insertion holds
+// the earliest ones (see Engine): the few events one or two connections
+// keep pending never reach the heap (the one-QP stream runs about 1.09x as
+// fast), and with many pending the heap's first bucket moves into the ring
+// whole once it is small enough, instead of being split further.
 //
 // # Network
 //

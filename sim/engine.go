@@ -56,14 +56,21 @@ type Event struct {
 // events with equal times, which always share a bucket, keep the order they
 // were scheduled in: FIFO tie-breaking needs no sequence number.
 //
-// While few events are pending (at most smallCap), none of this is used:
-// they are kept in a small ring sorted by time, FIFO among equal times, in
-// the Engine itself. Taking the earliest is then one step of the ring, and
-// scheduling one places it by comparing times from the latest back, which
-// for the handful of events a connection or two keep pending (BenchmarkStream
-// keeps 5 to 7) costs less than the radix heap's bucket arithmetic and
-// refills. When an event would overflow the ring they all move to the radix
-// heap, in order, and back when the heap has drained to smallBack.
+// In front of the radix heap the Engine keeps a small ring (smallCap
+// events) sorted by time, FIFO among equal times, which holds the earliest
+// pending events: every event in the ring is earlier than every event in
+// the heap. An event earlier than all of the heap's goes into the ring,
+// placed by comparing times from the latest back; any other goes to the
+// heap. When the ring is full, its latest events (all those of its latest
+// time, in order) move to the heap first; they are not before last, which
+// only moves in a refill, when the ring is empty and the event refilled is
+// about to run. Events are taken from the ring; when it is empty, the
+// heap's first non-empty bucket moves into it whole, sorted, if it fits
+// (it holds the heap's earliest events; last is left where it is), and is
+// otherwise refilled. So the handful of events a connection or two keep
+// pending (BenchmarkStream keeps 5 to 7) never touch the heap, and with many
+// pending an event moves once from a small bucket into the ring instead of
+// being split down to a bucket of its own.
 //
 // A bucket is a FIFO chain of fixed-size chunks of events stored by value,
 // taken from and returned to one free list. Memory therefore follows the
@@ -77,8 +84,7 @@ const (
 	nbuckets  = levels*radix + 1
 	chunkSize = 32 // events per chunk: 1.5 KiB
 
-	smallCap  = 16 // pending events the ring holds (a power of 2)
-	smallBack = 4  // pending events at which the radix heap hands back to the ring
+	smallCap = 16 // events the ring holds (a power of 2)
 )
 
 type entry struct {
@@ -125,10 +131,10 @@ type Engine struct {
 	events  uint64
 	stopped bool
 
-	// Unless big is set, the pending events are small[sh], small[sh+1],
-	// ... (indices mod smallCap), n of them, earliest first; otherwise
-	// they are in the radix heap above.
-	big   bool
+	// The ring: small[sh], small[sh+1], ... (indices mod smallCap), rn
+	// events, earliest first, all earlier than every event in the radix
+	// heap, which holds the other n-rn.
+	rn    uint
 	sh    uint
 	small [smallCap]entry
 }
@@ -164,12 +170,15 @@ func (e *Engine) Pending() int { return e.n }
 // Next returns the time of the earliest pending event, and false if there is
 // none.
 func (e *Engine) Next() (Time, bool) {
-	if !e.big {
-		if e.n == 0 {
-			return 0, false
-		}
+	if e.rn > 0 {
 		return e.small[e.sh%smallCap].at, true
 	}
+	return e.heapMin()
+}
+
+// heapMin returns the time of the radix heap's earliest event, and false if
+// the heap is empty.
+func (e *Engine) heapMin() (Time, bool) {
 	if e.ready.head != nil {
 		return e.last, true
 	}
@@ -191,14 +200,17 @@ func (e *Engine) Schedule(at Time, h Handler, kind uint32, a uint64, p unsafe.Po
 	if h == nil {
 		panic("sim: Schedule: nil handler")
 	}
-	if !e.big {
-		if e.n < smallCap {
+	e.n++
+	if m, ok := e.heapMin(); !ok || at < m {
+		if e.rn == smallCap {
+			e.evictLatest()
+			m, ok = e.heapMin()
+		}
+		if !ok || at < m {
 			e.insertSmall(entry{at: at, h: h, p: p, a: a, kind: kind})
 			return
 		}
-		e.toBig()
 	}
-	e.n++
 	t := e.tail(at)
 	t.ev[t.n] = entry{at: at, h: h, p: p, a: a, kind: kind}
 	t.n++
@@ -206,7 +218,7 @@ func (e *Engine) Schedule(at Time, h Handler, kind uint32, a uint64, p unsafe.Po
 
 // insertSmall puts x into the ring after every event not later than it.
 func (e *Engine) insertSmall(x entry) {
-	i, sh := uint(e.n), e.sh
+	i, sh := e.rn, e.sh
 	for i > 0 {
 		prev := &e.small[(sh+i-1)%smallCap]
 		if prev.at <= x.at {
@@ -216,34 +228,76 @@ func (e *Engine) insertSmall(x entry) {
 		i--
 	}
 	e.small[(sh+i)%smallCap] = x
-	e.n++
+	e.rn++
 }
 
-// toBig moves the events of the ring, in order, into the radix heap, whose
-// keys then count from now (no pending event is earlier).
-func (e *Engine) toBig() {
-	e.big = true
-	e.last = e.now
-	for i := uint(0); i < uint(e.n); i++ {
-		x := &e.small[(e.sh+i)%smallCap]
+// evictLatest moves the ring's latest events, those of its latest time, to
+// the radix heap, in order: they are earlier than every event there, so the
+// ring's other events stay earlier than all of the heap's.
+func (e *Engine) evictLatest() {
+	sh := e.sh
+	latest := e.small[(sh+e.rn-1)%smallCap].at
+	g := e.rn - 1
+	for g > 0 && e.small[(sh+g-1)%smallCap].at == latest {
+		g--
+	}
+	for i := g; i < e.rn; i++ {
+		x := &e.small[(sh+i)%smallCap]
 		t := e.tail(x.at)
 		t.ev[t.n] = *x
 		t.n++
 		x.h, x.p = nil, nil
 	}
-	e.sh = 0
+	e.rn = g
 }
 
-// toSmall moves the events of the radix heap, in order, into the ring
-// (e.n <= smallCap).
-func (e *Engine) toSmall() {
-	for i := 0; i < e.n; i++ {
-		if e.ready.head == nil {
-			e.refill()
+// fill moves the radix heap's earliest events into the empty ring: the
+// ready bucket, or else the first non-empty bucket, whole and sorted, if it
+// fits; a bucket that does not fit is refilled and the heap looked at
+// again. A ready bucket that does not fit (more than smallCap events of one
+// time) is left to run from where it is.
+func (e *Engine) fill() {
+	for {
+		b := &e.ready
+		if b.head == nil {
+			l := bits.TrailingZeros16(e.lmask)
+			d := bits.TrailingZeros16(e.dmask[l])
+			b = &e.b[l][d]
+			if b.len() > smallCap {
+				e.refill()
+				continue
+			}
+			e.dmask[l] &^= 1 << d
+			if e.dmask[l] == 0 {
+				e.lmask &^= 1 << l
+			}
+		} else if b.len() > smallCap {
+			return
 		}
-		e.small[i] = e.popReady()
+		for c := b.head; c != nil; {
+			for i := b.r; i < c.n; i++ {
+				e.insertSmall(c.ev[i])
+			}
+			next := c.next
+			e.release(c)
+			c = next
+			b.r = 0
+		}
+		*b = bucket{}
+		return
 	}
-	e.big, e.sh = false, 0
+}
+
+// len returns the number of events in b.
+func (b *bucket) len() uint {
+	if b.head == nil {
+		return 0
+	}
+	k := uint(b.head.n - b.r)
+	for c := b.head.next; c != nil; c = c.next {
+		k += uint(c.n)
+	}
+	return k
 }
 
 // tail returns the chunk, with room, at the end of the bucket for time at
@@ -361,20 +415,17 @@ func (e *Engine) refill() {
 // Step processes the earliest pending event and reports whether there was
 // one. It ignores Stop.
 func (e *Engine) Step() bool {
-	if !e.big {
+	if e.rn == 0 {
 		if e.n == 0 {
 			return false
 		}
-		e.runSmall()
-		return true
-	}
-	if e.ready.head == nil {
-		if e.n == 0 {
-			return false
+		e.fill()
+		if e.rn == 0 {
+			e.run()
+			return true
 		}
-		e.refill()
 	}
-	e.run()
+	e.runSmall()
 	return true
 }
 
@@ -382,29 +433,21 @@ func (e *Engine) Step() bool {
 // until, and reports whether it did: Next and Step in one call, for loops
 // that drive the engine themselves. It ignores Stop.
 func (e *Engine) StepUntil(until Time) bool {
-	if !e.big {
-		if e.n == 0 || e.small[e.sh%smallCap].at > until {
+	if e.rn == 0 {
+		// The heap is refilled only if the event runs: a refill moves last
+		// to its time, and a later Schedule may still come before it.
+		if m, ok := e.heapMin(); !ok || m > until {
 			return false
 		}
-		e.runSmall()
-		return true
-	}
-	b := &e.ready
-	if b.head == nil {
-		if e.n == 0 {
-			return false
+		e.fill()
+		if e.rn == 0 {
+			e.run()
+			return true
 		}
-		// Not refilled unless the event runs: a refill moves last to its
-		// time, and a later Schedule may still come before it.
-		l := bits.TrailingZeros16(e.lmask)
-		if e.b[l][bits.TrailingZeros16(e.dmask[l])].min > until {
-			return false
-		}
-		e.refill()
-	} else if e.last > until {
+	} else if e.small[e.sh%smallCap].at > until {
 		return false
 	}
-	e.run()
+	e.runSmall()
 	return true
 }
 
@@ -438,9 +481,6 @@ func (e *Engine) run() {
 	e.n--
 	e.now = x.at
 	e.events++
-	if e.n <= smallBack {
-		e.toSmall()
-	}
 	x.h.Handle(Event{At: x.at, Kind: x.kind, A: x.a, P: x.p})
 }
 
@@ -451,6 +491,7 @@ func (e *Engine) runSmall() {
 	h := x.h
 	x.h, x.p = nil, nil // drop references to the processed event
 	e.sh = (e.sh + 1) % smallCap
+	e.rn--
 	e.n--
 	e.now = ev.At
 	e.events++

@@ -76,9 +76,9 @@ func TestEngineOrderMatchesStableSort(t *testing.T) {
 // Interleaving schedules (relative to the moving clock, including at exactly
 // now) with steps gives the same order as a reference that pops the minimum
 // (time, sequence) pair. Schedules outnumber steps by a drawn factor: at
-// one to one the number pending wanders up and down across the size at
-// which the engine moves its events between its small ring and its radix
-// heap (smallCap, smallBack); at two or three to one it mostly grows.
+// one to one the number pending wanders up and down across the size of the
+// engine's ring (smallCap), so that events move from the ring to the radix
+// heap and back; at two or three to one it mostly grows.
 func TestEngineOrderInterleaved(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		const maxOps = 400
