@@ -201,18 +201,24 @@ func (e *Engine) Schedule(at Time, h Handler, kind uint32, a uint64, p unsafe.Po
 		panic("sim: Schedule: nil handler")
 	}
 	e.n++
+	x := entry{at: at, h: h, p: p, a: a, kind: kind}
 	if m, ok := e.heapMin(); !ok || at < m {
 		if e.rn == smallCap {
 			e.evictLatest()
 			m, ok = e.heapMin()
 		}
 		if !ok || at < m {
-			e.insertSmall(entry{at: at, h: h, p: p, a: a, kind: kind})
+			e.insertSmall(x)
 			return
 		}
 	}
-	t := e.tail(at)
-	t.ev[t.n] = entry{at: at, h: h, p: p, a: a, kind: kind}
+	e.push(x)
+}
+
+// push appends x to the radix heap's bucket for its time (x.at >= e.last).
+func (e *Engine) push(x entry) {
+	t := e.tail(x.at)
+	t.ev[t.n] = x
 	t.n++
 }
 
@@ -243,9 +249,7 @@ func (e *Engine) evictLatest() {
 	}
 	for i := g; i < e.rn; i++ {
 		x := &e.small[(sh+i)%smallCap]
-		t := e.tail(x.at)
-		t.ev[t.n] = *x
-		t.n++
+		e.push(*x)
 		x.h, x.p = nil, nil
 	}
 	e.rn = g
