@@ -1,13 +1,20 @@
 package icrc
 
-// Generic and vector paths side by side, for tests.
-var (
-	HaveFold = haveFold
-)
+// Kernels lists the vector kernels this CPU runs: "avx512" runs "avx256"
+// too, since AVX-512 CPUs have AVX2.
+func Kernels() []string {
+	switch kernel {
+	case kernel512:
+		return []string{"avx512", "avx256"}
+	case kernel256:
+		return []string{"avx256"}
+	}
+	return nil
+}
 
-// BothPaths returns the ICRC of b (kind "ipv4", "ipv6", "grh" or "lrh2") by
-// the portable code and, where the CPU has it, by the vector kernel.
-func BothPaths(kind string, b []byte) (generic, vec uint32) {
+// Paths returns the ICRC of b (kind "ipv4", "ipv6", "grh" or "lrh2") by the
+// portable code and by each kernel of Kernels, in that order.
+func Paths(kind string, b []byte) (generic uint32, vec []uint32) {
 	var s *shape
 	switch kind {
 	case "ipv4":
@@ -20,8 +27,13 @@ func BothPaths(kind string, b []byte) (generic, vec uint32) {
 		s = lrhShape
 	}
 	generic = finish(s.start, b, s.mask)
-	if haveFold {
-		vec = ^finish64(fold512(b, s))
+	for _, k := range Kernels() {
+		switch k {
+		case "avx512":
+			vec = append(vec, ^finish64(fold512(b, s)))
+		case "avx256":
+			vec = append(vec, ^finish64(fold256(b, s)))
+		}
 	}
 	return generic, vec
 }

@@ -12,8 +12,10 @@ import "math/bits"
 // zero bytes leave a zero CRC state at zero, and XORing a state into the
 // first four message bytes is the same as starting from it; the trailing
 // zeros multiply the remainder by x^(8t), which the last step divides out.
-// The pad bytes are never read (masked loads), the mask and state come from a
-// 256-byte table per packet shape.
+// The pad bytes count as zeros: the AVX-512 kernel never reads them (masked
+// loads); the AVX2 kernel reads them, within the aligned 64-byte blocks that
+// hold b's first and last bytes, and masks them off. The mask and state come
+// from a 256-byte table per packet shape.
 //
 // Polynomial arithmetic, reflected as the CRC is: a register bit m stands for
 // x^(127-m) of a 16-byte block. A 64x64 carry-less multiply of reflected
@@ -21,6 +23,23 @@ import "math/bits"
 // lo64*r(x^(D+63) mod P) XOR hi64*r(x^(D-1) mod P), where r() reflects a
 // 32-bit remainder into a 64-bit operand. D may be negative: x has an
 // inverse modulo P.
+
+// The vector kernels, by the width of the registers they fold in.
+const (
+	kernelNone = iota
+	kernel256  // AVX2 with VPCLMULQDQ
+	kernel512  // AVX-512 with VPCLMULQDQ
+)
+
+// edgeMask gives the AVX2 kernel its first and last chunks' lane masks:
+// 64 bytes from edgeMask[64-k] keep lanes k..63, from edgeMask[64+t] lanes
+// 0..63-t.
+var edgeMask = func() (m [192]byte) {
+	for i := 64; i < 128; i++ {
+		m[i] = 0xFF
+	}
+	return m
+}()
 
 // shape is a packet shape: its mask (0xFF where a byte is masked, 0xF0 for
 // the LRH VL nibble) and starting CRC (hash/crc32 form), and what the vector

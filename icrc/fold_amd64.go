@@ -1,32 +1,43 @@
 package icrc
 
-// haveFold reports whether this CPU and OS run the AVX-512 carry-less
-// multiply kernel: AVX-512 F, BW and VL, VPCLMULQDQ, and the OS saving the
-// opmask and 512-bit register state.
-var haveFold = detectFold()
+// kernel is the vector kernel this CPU and OS run: fold512 where they have
+// AVX-512 F, BW and VL with VPCLMULQDQ and save the opmask and 512-bit
+// register state; else fold256 where they have AVX2 with VPCLMULQDQ and
+// save the 256-bit state (AMD Zen 3, Intel Alder Lake and later client
+// parts); else none.
+var kernel = detectKernel()
 
-func detectFold() bool {
+func detectKernel() int {
 	_, _, c1, _ := cpuid(1, 0)
 	const osxsave = 1 << 27
 	if c1&osxsave == 0 {
-		return false
-	}
-	// XCR0: SSE, AVX, opmask, ZMM0-15 upper halves, ZMM16-31.
-	if lo, _ := xgetbv(); lo&0xE6 != 0xE6 {
-		return false
+		return kernelNone
 	}
 	max, _, _, _ := cpuid(0, 0)
 	if max < 7 {
-		return false
+		return kernelNone
 	}
 	_, b7, c7, _ := cpuid(7, 0)
 	const (
+		avx2       = 1 << 5
 		avx512f    = 1 << 16
 		avx512bw   = 1 << 30
 		avx512vl   = 1 << 31
 		vpclmulqdq = 1 << 10
 	)
-	return b7&(avx512f|avx512bw|avx512vl) == avx512f|avx512bw|avx512vl && c7&vpclmulqdq != 0
+	if c7&vpclmulqdq == 0 {
+		return kernelNone
+	}
+	xcr0, _ := xgetbv()
+	// XCR0: SSE, AVX, opmask, ZMM0-15 upper halves, ZMM16-31.
+	if xcr0&0xE6 == 0xE6 && b7&(avx512f|avx512bw|avx512vl) == avx512f|avx512bw|avx512vl {
+		return kernel512
+	}
+	// XCR0: SSE and AVX.
+	if xcr0&0x06 == 0x06 && b7&avx2 != 0 {
+		return kernel256
+	}
+	return kernelNone
 }
 
 func cpuid(eax, ecx uint32) (a, b, c, d uint32)
@@ -40,3 +51,10 @@ func xgetbv() (lo, hi uint32)
 //
 //go:noescape
 func fold512(b []byte, s *shape) (v uint64)
+
+// fold256 is fold512 for AVX2: the same result, in 256-bit registers. It
+// reads the whole aligned 64-byte blocks that hold b's first and last
+// bytes (never another page) and masks the bytes outside b off.
+//
+//go:noescape
+func fold256(b []byte, s *shape) (v uint64)

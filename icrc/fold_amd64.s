@@ -173,3 +173,183 @@ reduce:
 	VPEXTRQ $1, X6, v+32(FP)
 	VZEROUPPER
 	RET
+
+// The AVX2 kernel: the same virtual message, 64-byte chunks and constants
+// as fold512, each 512-bit register a pair of 256-bit ones (L: bytes 0-31,
+// H: bytes 32-63). AVX2 has no byte-masked loads, so the first and last
+// chunks are read whole (an aligned 64-byte block never crosses a page,
+// so the bytes around b that it reads are mapped) and ANDed with a lane
+// mask from edgeMask.
+
+// FOLD2(K, L, H, TL, TH, NL, NH): L:H = L:H moved forward by K's distance,
+// XOR NL:NH.
+#define FOLD2(K, L, H, TL, TH, NL, NH) \
+	VPCLMULQDQ $0x00, K, L, TL \
+	VPCLMULQDQ $0x11, K, L, L \
+	VPCLMULQDQ $0x00, K, H, TH \
+	VPCLMULQDQ $0x11, K, H, H \
+	VPXOR TL, L, L \
+	VPXOR TH, H, H \
+	VPXOR NL, L, L \
+	VPXOR NH, H, H
+
+// SHAPE2(OFF, L, H): the shape's or, then xor, tables at chunk offset OFF
+// applied to L:H.
+#define SHAPE2(OFF, L, H) \
+	VPOR OFF(R8), L, L \
+	VPOR OFF+32(R8), H, H \
+	VPXOR OFF(R9), L, L \
+	VPXOR OFF+32(R9), H, H
+
+// func fold256(b []byte, s *shape) (v uint64)
+//
+// Registers as in fold512, and R12 and R13 the lane masks of the first and
+// last chunk; Y0-Y7 four accumulators, Y8-Y11 the fold constants for 256,
+// 192, 128 and 64 bytes (one 128-bit lane pair, the same in every lane).
+TEXT ·fold256(SB), NOSPLIT, $0-40
+	MOVQ b_base+0(FP), SI
+	MOVQ b_len+8(FP), BX
+	MOVQ s+24(FP), R8
+	LEAQ ·foldK(SB), R10
+	LEAQ ·edgeMask(SB), R12
+
+	MOVQ SI, CX
+	ANDQ $63, CX             // k
+	MOVQ SI, DI
+	SUBQ CX, DI
+	ADDQ CX, BX              // k + len
+	MOVQ BX, DX
+	NEGQ DX
+	ANDQ $63, DX             // t
+	ADDQ $63, BX
+	SHRQ $6, BX              // chunks
+	LEAQ 64(R12)(DX*1), R13  // lanes 0..63-t
+	MOVQ $64, AX
+	SUBQ CX, AX
+	ADDQ AX, R12             // lanes k..63
+	ADDQ AX, R8              // or table at chunk 0
+	LEAQ 256(R8), R9         // xor table at chunk 0
+
+	VMOVDQU (R12), Y14
+	VMOVDQU 32(R12), Y15
+	CMPQ BX, $1
+	JNE  first2
+	VPAND (R13), Y14, Y14
+	VPAND 32(R13), Y15, Y15
+
+first2:
+	VPAND (DI), Y14, Y0
+	VPAND 32(DI), Y15, Y1
+	SHAPE2(0, Y0, Y1)
+	CMPQ BX, $1
+	JE   reduce2
+	VMOVDQU 192(R10), Y11    // fold by 64 bytes
+	CMPQ BX, $4
+	JBE  small2
+
+	VMOVDQA 64(DI), Y2
+	VMOVDQA 96(DI), Y3
+	SHAPE2(64, Y2, Y3)
+	VMOVDQA 128(DI), Y4
+	VMOVDQA 160(DI), Y5
+	SHAPE2(128, Y4, Y5)
+	VMOVDQA 192(DI), Y6
+	VMOVDQA 224(DI), Y7
+	ADDQ $256, DI
+	SUBQ $5, BX              // full chunks left before the last
+	VMOVDQU (R10), Y8        // fold by 256 bytes
+
+loop2:
+	CMPQ BX, $4
+	JB   join2
+	FOLD2(Y8, Y0, Y1, Y12, Y13, (DI), 32(DI))
+	FOLD2(Y8, Y2, Y3, Y14, Y15, 64(DI), 96(DI))
+	FOLD2(Y8, Y4, Y5, Y12, Y13, 128(DI), 160(DI))
+	FOLD2(Y8, Y6, Y7, Y14, Y15, 192(DI), 224(DI))
+	ADDQ $256, DI
+	SUBQ $4, BX
+	JMP  loop2
+
+join2:
+	VMOVDQU 64(R10), Y9      // 192 bytes
+	VMOVDQU 128(R10), Y10    // 128 bytes
+	FOLD2(Y9, Y0, Y1, Y12, Y13, Y6, Y7)
+	FOLD2(Y10, Y2, Y3, Y12, Y13, Y0, Y1)
+	FOLD2(Y11, Y4, Y5, Y12, Y13, Y2, Y3)
+	VMOVDQA Y4, Y0
+	VMOVDQA Y5, Y1
+
+tail2:
+	TESTQ BX, BX
+	JZ    last2
+	FOLD2(Y11, Y0, Y1, Y12, Y13, (DI), 32(DI))
+	ADDQ  $64, DI
+	DECQ  BX
+	JMP   tail2
+
+last2:
+	VMOVDQU (R13), Y2
+	VMOVDQU 32(R13), Y3
+	VPAND (DI), Y2, Y2
+	VPAND 32(DI), Y3, Y3
+	FOLD2(Y11, Y0, Y1, Y12, Y13, Y2, Y3)
+	JMP  reduce2
+
+small2:
+	// Two to four chunks; chunks 1 and 2 may still be masked, and the last
+	// is cut to b's end.
+	VMOVDQU (R13), Y14
+	VMOVDQU 32(R13), Y15
+	CMPQ BX, $2
+	JNE  small23
+	VPAND 64(DI), Y14, Y2
+	VPAND 96(DI), Y15, Y3
+	SHAPE2(64, Y2, Y3)
+	FOLD2(Y11, Y0, Y1, Y12, Y13, Y2, Y3)
+	JMP  reduce2
+
+small23:
+	VMOVDQA 64(DI), Y2
+	VMOVDQA 96(DI), Y3
+	SHAPE2(64, Y2, Y3)
+	FOLD2(Y11, Y0, Y1, Y12, Y13, Y2, Y3)
+	CMPQ BX, $3
+	JNE  small24
+	VPAND 128(DI), Y14, Y2
+	VPAND 160(DI), Y15, Y3
+	SHAPE2(128, Y2, Y3)
+	FOLD2(Y11, Y0, Y1, Y12, Y13, Y2, Y3)
+	JMP  reduce2
+
+small24:
+	VMOVDQA 128(DI), Y2
+	VMOVDQA 160(DI), Y3
+	SHAPE2(128, Y2, Y3)
+	FOLD2(Y11, Y0, Y1, Y12, Y13, Y2, Y3)
+	VPAND 192(DI), Y14, Y2
+	VPAND 224(DI), Y15, Y3
+	FOLD2(Y11, Y0, Y1, Y12, Y13, Y2, Y3)
+
+reduce2:
+	// As in fold512: lanes 0-1 (Y0) and 2-3 (Y1) moved onto the last 16
+	// bytes with the pad divided out and x^32 multiplied in, XORed
+	// together, then the top 32 coefficients folded down.
+	LEAQ ·reduceK(SB), R11
+	SHLQ $6, DX
+	VMOVDQU (R11)(DX*1), Y12
+	VMOVDQU 32(R11)(DX*1), Y13
+	VPCLMULQDQ $0x00, Y12, Y0, Y2
+	VPCLMULQDQ $0x11, Y12, Y0, Y3
+	VPCLMULQDQ $0x00, Y13, Y1, Y4
+	VPCLMULQDQ $0x11, Y13, Y1, Y5
+	VPXOR Y2, Y3, Y2
+	VPXOR Y4, Y5, Y4
+	VPXOR Y2, Y4, Y6
+	VEXTRACTI128 $1, Y6, X7
+	VPXOR X7, X6, X6
+	VMOVQ ·top32K(SB), X7
+	VPCLMULQDQ $0x00, X7, X6, X7
+	VPXOR X7, X6, X6
+	VPEXTRQ $1, X6, v+32(FP)
+	VZEROUPPER
+	RET

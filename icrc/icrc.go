@@ -46,8 +46,8 @@ func Put(b []byte, v uint32) { binary.LittleEndian.PutUint32(b, v) }
 // Get reads an ICRC from b[0:4] in wire order.
 func Get(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
 
-// Where the CPU has AVX-512 carry-less multiply (fold.go), the whole packet
-// goes through a vector kernel that masks in registers. Elsewhere the masked
+// Where the CPU has AVX-512 or AVX2 carry-less multiply (fold.go), the whole
+// packet goes through a vector kernel that masks in registers. Elsewhere the masked
 // head of the packet is never written anywhere: it is read eight bytes at a
 // time, ORed in a register with a read-only mask that has 0xFF
 // (or 0xF0 for the LRH VL nibble) where the field is masked, and fed to a
@@ -169,8 +169,11 @@ func (s *shape) sum(b []byte) (uint32, error) {
 	if len(b) < len(s.mask) {
 		return 0, rocekit.Truncated("icrc", len(s.mask), len(b))
 	}
-	if haveFold {
+	switch kernel {
+	case kernel512:
 		return ^finish64(fold512(b, s)), nil
+	case kernel256:
+		return ^finish64(fold256(b, s)), nil
 	}
 	return finish(s.start, b, s.mask), nil
 }
