@@ -197,7 +197,7 @@ func (c *Checker) request(fl *flow, n int, p *packet.Packet) {
 		ch.init(q)
 	}
 	s := slot{psn: q, span: 1, spanKnown: true, op: op, ackReq: p.BTH.AckReq(), plen: uint32(len(p.Payload)),
-		pcrc: crc32.Checksum(p.Payload, crcTable), frame: n, last: n}
+		pcrc: crc32.Checksum(p.Payload, crcTable()), frame: n, last: n}
 	if p.RETH != nil {
 		s.va, s.rkey, s.dlen = p.RETH.VA(), p.RETH.RKey(), p.RETH.DMALen()
 	}

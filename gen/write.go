@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rocekit/rocekit/opcode"
@@ -288,15 +289,16 @@ type ManifestWriter struct {
 	err   error
 }
 
-// opcodeJSON holds `,"opcode":"NAME","opcode_num":N` of every opcode.
-var opcodeJSON [256][]byte
-
-func init() {
-	for i := range opcodeJSON {
+// opcodeJSON holds `,"opcode":"NAME","opcode_num":N` of every opcode, made
+// on first use (not at the start of every rocekit command).
+var opcodeJSON = sync.OnceValue(func() (t *[256][]byte) {
+	t = new([256][]byte)
+	for i := range t {
 		o := opcode.Opcode(i)
-		opcodeJSON[i] = fmt.Appendf(nil, ",\"opcode\":\"%s\",\"opcode_num\":%d", o, i)
+		t[i] = fmt.Appendf(nil, ",\"opcode\":\"%s\",\"opcode_num\":%d", o, i)
 	}
-}
+	return t
+})
 
 // NewManifestWriter returns a manifest writer to w.
 func NewManifestWriter(w io.Writer) *ManifestWriter {
@@ -380,7 +382,7 @@ func (m *ManifestWriter) Frame(f *Frame) error {
 		b = append(b, "null"...)
 	}
 	if f.HasBTH {
-		b = append(b, opcodeJSON[f.Opcode]...)
+		b = append(b, opcodeJSON()[f.Opcode]...)
 		b = append(b, ",\"psn\":"...)
 		b = strconv.AppendUint(b, uint64(f.PSN), 10)
 	} else {

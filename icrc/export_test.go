@@ -37,3 +37,15 @@ func Paths(kind string, b []byte) (generic uint32, vec []uint32) {
 	}
 	return generic, vec
 }
+
+// XPowTableMatches reports whether every entry of xPowTable equals
+// xPowMod's, the slow definition.
+func XPowTableMatches() bool {
+	t := xPowTable()
+	for i, v := range t {
+		if v != xPowMod(i+xPowLo) {
+			return false
+		}
+	}
+	return true
+}

@@ -314,3 +314,11 @@ func TestVectorKernelShortPackets(t *testing.T) {
 		}
 	}
 }
+
+// The constants' table of powers of x, made by stepping, against x^n mod P
+// computed from 1 for each n.
+func TestXPowTable(t *testing.T) {
+	if !icrc.XPowTableMatches() {
+		t.Fatal("xPowTable differs from xPowMod")
+	}
+}

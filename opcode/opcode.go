@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Opcode is the 8-bit BTH OpCode: bits 7-5 name the transport, bits 4-0 the
@@ -385,11 +386,12 @@ func headersFor(t Transport, op Operation, f opFacts) []Header {
 func init() {
 	for i := range table {
 		o := Opcode(i)
+		const hex = "0123456789ABCDEF"
+		name := "UNKNOWN_0x"
 		if o >= 0xC0 {
-			table[i] = Info{Name: fmt.Sprintf("VENDOR_0x%02X", i)}
-		} else {
-			table[i] = Info{Name: fmt.Sprintf("UNKNOWN_0x%02X", i)}
+			name = "VENDOR_0x"
 		}
+		table[i] = Info{Name: name + hex[i>>4:i>>4+1] + hex[i&15:i&15+1]}
 	}
 	for t, list := range valid {
 		for _, op := range list {
@@ -402,9 +404,6 @@ func init() {
 	// (BTH + 16 reserved bytes).
 	set(0x80, "IB_CNP", nil, false, Notification, Only)
 	set(0x81, "CNP", []Header{CNPBody}, false, Notification, Only)
-	for i := range table {
-		byName[strings.ToUpper(table[i].Name)] = Opcode(i)
-	}
 }
 
 func set(o Opcode, name string, hs []Header, payload bool, dir Direction, pos Position) {
@@ -422,12 +421,20 @@ func set(o Opcode, name string, hs []Header, payload bool, dir Direction, pos Po
 	table[o] = in
 }
 
-var byName = map[string]Opcode{}
+// byName maps every name, in upper case, to its opcode. It is made on
+// first use, not at the start of every rocekit command.
+var byName = sync.OnceValue(func() map[string]Opcode {
+	m := make(map[string]Opcode, len(table))
+	for i := range table {
+		m[strings.ToUpper(table[i].Name)] = Opcode(i)
+	}
+	return m
+})
 
 // Parse turns a name (RC_SEND_ONLY, rc_send_only, CNP, UNKNOWN_0x18) or a
 // number (0x04, 4) into an Opcode.
 func Parse(s string) (Opcode, error) {
-	if o, ok := byName[strings.ToUpper(strings.TrimSpace(s))]; ok {
+	if o, ok := byName()[strings.ToUpper(strings.TrimSpace(s))]; ok {
 		return o, nil
 	}
 	if v, err := strconv.ParseUint(strings.TrimSpace(s), 0, 8); err == nil {

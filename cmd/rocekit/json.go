@@ -92,15 +92,6 @@ var digits4 = func() (t [10000][4]byte) {
 	return t
 }()
 
-// smallDecimal holds the decimal forms of 0..255, for IPv4 addresses.
-var smallDecimal = func() []string {
-	t := make([]string, 256)
-	for i := range t {
-		t[i] = strconv.Itoa(i)
-	}
-	return t
-}()
-
 func bl(b []byte, key string, v bool) []byte {
 	b = append(b, key...)
 	if v {
@@ -111,13 +102,13 @@ func bl(b []byte, key string, v bool) []byte {
 
 // appendIPv4 appends a dotted-quad address.
 func appendIPv4(b []byte, a []byte) []byte {
-	b = append(b, smallDecimal[a[0]]...)
+	b = appendUint(b, uint64(a[0]))
 	b = append(b, '.')
-	b = append(b, smallDecimal[a[1]]...)
+	b = appendUint(b, uint64(a[1]))
 	b = append(b, '.')
-	b = append(b, smallDecimal[a[2]]...)
+	b = appendUint(b, uint64(a[2]))
 	b = append(b, '.')
-	return append(b, smallDecimal[a[3]]...)
+	return appendUint(b, uint64(a[3]))
 }
 
 func qs(b []byte, key, v string) []byte {
