@@ -24,6 +24,9 @@
 #
 #   ROUNDS=8 bash bench/decode.sh
 #
+# The file's page cache is first dropped and read back in (KEEP_CACHE=1
+# skips that), and its state printed: see below.
+#
 # Needs tshark and GNU time (/usr/bin/time; apt-get install -y time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,7 +37,17 @@ go build -o bench/out/rocekit ./cmd/rocekit
 go build -o bench/out/mkcap ./bench/mkcap
 f=bench/out/mixed.pcap
 [ -f "$f.$n" ] || { bench/out/mkcap -n "$n" -o "$f" && touch "$f.$n"; }
-cat "$f" > /dev/null # page cache
+# The page cache as a fresh read leaves it: the file's cached pages are
+# dropped (posix_fadvise DONTNEED through dd, no root needed) and read back
+# in, in large folios. On this VM the kernel splits a cached file into single
+# 4 KiB pages within half an hour or so, and a mapped reader then spends about
+# twice the system time on it (BENCHMARKS.md); KEEP_CACHE=1 measures the
+# cache as it is. bench/folios reports the state (as root).
+if [ -z "${KEEP_CACHE:-}" ]; then
+  dd if="$f" iflag=nocache count=0 status=none
+fi
+cat "$f" > /dev/null
+go run ./bench/folios "$f" || true
 
 # runs N CMD...: runs CMD N times; prints the best and the median wall
 # seconds, and the max RSS (KB) and CPU seconds (user+sys) of the best run.
@@ -95,3 +108,4 @@ stat() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END{printf "median %.0
 for name in json summary; do
   echo "alternated, $rounds rounds, rocekit decode ${name}: vs its median of 3 $(stat <<< "${rat[$name.med]}"); vs its best of 3 $(stat <<< "${rat[$name.best]}")"
 done
+go run ./bench/folios "$f" || true
