@@ -32,7 +32,7 @@ func Paths(kind string, b []byte) (generic uint32, vec []uint32) {
 		case "avx512":
 			vec = append(vec, ^finish64(fold512(b, s)))
 		case "avx256":
-			vec = append(vec, ^finish64(fold256(b, s)))
+			vec = append(vec, ^fold256(b, s))
 		}
 	}
 	return generic, vec
@@ -49,3 +49,6 @@ func XPowTableMatches() bool {
 	}
 	return true
 }
+
+// BarrettK returns fold256's Barrett constants: mu, then P.
+func BarrettK() (mu, p uint64) { return barrettK[0], barrettK[1] }

@@ -78,6 +78,10 @@ var reduceK [64][8]uint64
 // below degree 64, and finish64 takes it to the remainder.
 var top32K uint64
 
+// barrettK holds, for fold256's Barrett reduction, mu = x^64 div P and P
+// itself, each reflected as a 33-bit value (bit j is x^(32-j)).
+var barrettK = [2]uint64{0x1F7011641, 0x1DB710641}
+
 // xPowMod returns x^n mod P, P the CRC-32 polynomial, as a 32-bit value with
 // bit d the coefficient of x^d. n may be negative.
 func xPowMod(n int) uint32 {

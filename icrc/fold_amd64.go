@@ -52,9 +52,11 @@ func xgetbv() (lo, hi uint32)
 //go:noescape
 func fold512(b []byte, s *shape) (v uint64)
 
-// fold256 is fold512 for AVX2: the same result, in 256-bit registers. It
-// reads the whole aligned 64-byte blocks that hold b's first and last
-// bytes (never another page) and masks the bytes outside b off.
+// fold256 is fold512 for AVX2, in 256-bit registers, and finishes the job:
+// it returns the CRC state (hash/crc32 form, before the final complement),
+// reducing the 64-bit result by Barrett's method instead of finish64's
+// tables. It reads the whole aligned 64-byte blocks that hold b's first and
+// last bytes (never another page) and masks the bytes outside b off.
 //
 //go:noescape
-func fold256(b []byte, s *shape) (v uint64)
+func fold256(b []byte, s *shape) (crc uint32)

@@ -201,12 +201,12 @@ reduce:
 	VPXOR OFF(R9), L, L \
 	VPXOR OFF+32(R9), H, H
 
-// func fold256(b []byte, s *shape) (v uint64)
+// func fold256(b []byte, s *shape) (crc uint32)
 //
 // Registers as in fold512, and R12 and R13 the lane masks of the first and
 // last chunk; Y0-Y7 four accumulators, Y8-Y11 the fold constants for 256,
 // 192, 128 and 64 bytes (one 128-bit lane pair, the same in every lane).
-TEXT ·fold256(SB), NOSPLIT, $0-40
+TEXT ·fold256(SB), NOSPLIT, $0-36
 	MOVQ b_base+0(FP), SI
 	MOVQ b_len+8(FP), BX
 	MOVQ s+24(FP), R8
@@ -350,6 +350,22 @@ reduce2:
 	VMOVQ ·top32K(SB), X7
 	VPCLMULQDQ $0x00, X7, X6, X7
 	VPXOR X7, X6, X6
-	VPEXTRQ $1, X6, v+32(FP)
+
+	// Barrett reduction of that 64-bit v (reflected: bit i is x^(63-i))
+	// to v mod P, in place of finish64's table lookups. With Vh its low
+	// 32 bits (x^63..x^32) and mu = x^64 div P: q = (Vh * mu) div x^32 is
+	// the product's low 32 bits, and v mod P = v XOR q*P, whose top half
+	// is the remainder (barrettK: mu and P, 33 bits each, reflected).
+	VPSRLDQ $8, X6, X6       // v
+	VMOVDQU ·barrettK(SB), X9
+	VPSLLQ $32, X6, X7
+	VPSRLQ $32, X7, X7       // Vh
+	VPCLMULQDQ $0x00, X9, X7, X7
+	VPSLLQ $32, X7, X7
+	VPSRLQ $32, X7, X7       // q
+	VPCLMULQDQ $0x10, X9, X7, X7
+	VPXOR X6, X7, X7
+	VPEXTRD $1, X7, AX
+	MOVL AX, crc+32(FP)
 	VZEROUPPER
 	RET

@@ -173,7 +173,7 @@ func (s *shape) sum(b []byte) (uint32, error) {
 	case kernel512:
 		return ^finish64(fold512(b, s)), nil
 	case kernel256:
-		return ^finish64(fold256(b, s)), nil
+		return ^fold256(b, s), nil
 	}
 	return finish(s.start, b, s.mask), nil
 }

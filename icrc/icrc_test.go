@@ -322,3 +322,40 @@ func TestXPowTable(t *testing.T) {
 		t.Fatal("xPowTable differs from xPowMod")
 	}
 }
+
+// reflect33 reverses the low 33 bits of v.
+func reflect33(v uint64) uint64 {
+	var r uint64
+	for i := 0; i < 33; i++ {
+		r |= (v >> i & 1) << (32 - i)
+	}
+	return r
+}
+
+// The Barrett constants from their definitions: P = x^32 + the CRC-32
+// polynomial, mu = x^64 div P by long division.
+func TestBarrettConstants(t *testing.T) {
+	const p = 1<<32 | 0x04C11DB7
+	// The remainder of x^64 as it is divided, 65 bits in hi (bit 64) and lo.
+	hi, lo, mu := uint64(1), uint64(0), uint64(0)
+	for k := 32; k >= 0; k-- { // quotient bit x^k: the remainder's x^(32+k)
+		var top uint64
+		if 32+k == 64 {
+			top = hi
+		} else {
+			top = lo >> (32 + k) & 1
+		}
+		if top == 1 {
+			mu |= 1 << k
+			if 32+k == 64 {
+				hi = 0
+				lo ^= uint64(p&^(1<<32)) << 32
+			} else {
+				lo ^= p << k
+			}
+		}
+	}
+	gotMu, gotP := icrc.BarrettK()
+	assert.Equal(t, reflect33(mu), gotMu, "mu")
+	assert.Equal(t, reflect33(p), gotP, "P")
+}
