@@ -106,3 +106,26 @@ func BenchmarkVerifyRatio(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkVerifyKernels checks the ICRC of whole frames by each path this
+// CPU runs (the portable code, then each kernel of icrc.Kernels), so that
+// the kernels that CPUs without this one's features would use are measured
+// here too.
+func BenchmarkVerifyKernels(b *testing.B) {
+	for _, path := range append([]string{"portable"}, icrc.Kernels()...) {
+		for _, n := range sizes {
+			f := frameOf(n)
+			c, _ := icrc.IPv4(f[14 : n-4])
+			icrc.Put(f[n-4:], c)
+			b.Run(fmt.Sprintf("%s/%d", path, n), func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(n))
+				for i := 0; i < b.N; i++ {
+					if icrc.SumIPv4With(path, f[14:n-4]) != c {
+						b.Fatal("bad icrc")
+					}
+				}
+			})
+		}
+	}
+}

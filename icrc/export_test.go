@@ -1,15 +1,35 @@
 package icrc
 
-// Kernels lists the vector kernels this CPU runs: "avx512" runs "avx256"
-// too, since AVX-512 CPUs have AVX2.
+// Kernels lists the vector kernels this CPU runs, the fastest first: an
+// AVX-512 CPU runs the AVX2 kernel too, and every CPU with a vector kernel
+// runs the SSE one.
 func Kernels() []string {
+	var ks []string
 	switch kernel {
 	case kernel512:
-		return []string{"avx512", "avx256"}
+		ks = append(ks, "avx512", "avx256")
 	case kernel256:
-		return []string{"avx256"}
+		ks = append(ks, "avx256")
 	}
-	return nil
+	if haveSSEKernel() {
+		ks = append(ks, "sse128")
+	}
+	return ks
+}
+
+// SumIPv4With returns the ICRC of a RoCEv2/IPv4 packet b by the named path:
+// "portable" or one of Kernels.
+func SumIPv4With(path string, b []byte) uint32 {
+	s := ipv4Shapes[b[0]&0x0F]
+	switch path {
+	case "avx512":
+		return ^finish64(fold512(b, s))
+	case "avx256":
+		return ^fold256(b, s)
+	case "sse128":
+		return ^fold128(b, s)
+	}
+	return finish(s.start, b, s.mask)
 }
 
 // Paths returns the ICRC of b (kind "ipv4", "ipv6", "grh" or "lrh2") by the
@@ -33,6 +53,8 @@ func Paths(kind string, b []byte) (generic uint32, vec []uint32) {
 			vec = append(vec, ^finish64(fold512(b, s)))
 		case "avx256":
 			vec = append(vec, ^fold256(b, s))
+		case "sse128":
+			vec = append(vec, ^fold128(b, s))
 		}
 	}
 	return generic, vec

@@ -27,6 +27,7 @@ import "math/bits"
 // The vector kernels, by the width of the registers they fold in.
 const (
 	kernelNone = iota
+	kernel128  // PCLMULQDQ and SSE4.1
 	kernel256  // AVX2 with VPCLMULQDQ
 	kernel512  // AVX-512 with VPCLMULQDQ
 )

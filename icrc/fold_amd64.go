@@ -4,10 +4,29 @@ package icrc
 // AVX-512 F, BW and VL with VPCLMULQDQ and save the opmask and 512-bit
 // register state; else fold256 where they have AVX2 with VPCLMULQDQ and
 // save the 256-bit state (AMD Zen 3, Intel Alder Lake and later client
-// parts); else none.
+// parts); else fold128 where they have PCLMULQDQ and SSE4.1 (every x86-64
+// CPU of the last decade or so); else none.
 var kernel = detectKernel()
 
+// haveSSEKernel reports whether the CPU runs fold128.
+func haveSSEKernel() bool {
+	_, _, c1, _ := cpuid(1, 0)
+	const pclmulqdq, sse41 = 1 << 1, 1 << 19
+	return c1&pclmulqdq != 0 && c1&sse41 != 0
+}
+
 func detectKernel() int {
+	if v := detectVector(); v != kernelNone {
+		return v
+	}
+	if haveSSEKernel() {
+		return kernel128
+	}
+	return kernelNone
+}
+
+// detectVector returns the AVX-512 or AVX2 kernel if the CPU and OS run one.
+func detectVector() int {
 	_, _, c1, _ := cpuid(1, 0)
 	const osxsave = 1 << 27
 	if c1&osxsave == 0 {
@@ -60,3 +79,9 @@ func fold512(b []byte, s *shape) (v uint64)
 //
 //go:noescape
 func fold256(b []byte, s *shape) (crc uint32)
+
+// fold128 is fold256 for CPUs with only PCLMULQDQ and SSE4.1, in 128-bit
+// registers: the same result (the CRC state), the same reads.
+//
+//go:noescape
+func fold128(b []byte, s *shape) (crc uint32)

@@ -369,3 +369,197 @@ reduce2:
 	MOVL AX, crc+32(FP)
 	VZEROUPPER
 	RET
+
+// The SSE kernel, for x86-64 CPUs with PCLMULQDQ and SSE4.1 but neither
+// vector kernel above (Intel before Ice Lake and Alder Lake, AMD before Zen
+// 3): the same virtual message and constants, each 64-byte chunk in four
+// 128-bit registers, one accumulator folded forward a chunk at a time (the
+// four lanes are four independent chains), the edge blocks read whole and
+// masked as in fold256. Legacy SSE memory operands must be 16-byte aligned,
+// which the chunks are and the tables are not, so tables are loaded with
+// MOVOU first.
+
+// FOLD1(L, T, N): lane L moved forward by 64 bytes (X8), XOR N.
+#define FOLD1(L, T, N) \
+	MOVO L, T \
+	PCLMULQDQ $0x00, X8, T \
+	PCLMULQDQ $0x11, X8, L \
+	PXOR T, L \
+	PXOR N, L
+
+// LOAD1(OFF): X9-X12 = the chunk at OFF(DI).
+#define LOAD1(OFF) \
+	MOVO OFF(DI), X9 \
+	MOVO OFF+16(DI), X10 \
+	MOVO OFF+32(DI), X11 \
+	MOVO OFF+48(DI), X12
+
+// MASK1(M, X): X ANDed with the lane mask at M.
+#define MASK1(M, X) \
+	MOVOU M, X15 \
+	PAND X15, X
+
+// SHAPE1(OFF, X): the shape's or, then xor, tables at OFF applied to X.
+#define SHAPE1(OFF, X) \
+	MOVOU OFF(R8), X13 \
+	POR X13, X \
+	MOVOU OFF(R9), X13 \
+	PXOR X13, X
+
+// func fold128(b []byte, s *shape) (crc uint32)
+//
+// Registers as in fold256, with R8 and R9 advanced with DI while chunks 1
+// and 2 may still be masked, AX the index of the chunk at DI and R11 that
+// of the last; X0-X3 the accumulator, X8 the fold-by-64 constant.
+TEXT ·fold128(SB), NOSPLIT, $0-36
+	MOVQ b_base+0(FP), SI
+	MOVQ b_len+8(FP), BX
+	MOVQ s+24(FP), R8
+	LEAQ ·foldK(SB), R10
+	LEAQ ·edgeMask(SB), R12
+
+	MOVQ SI, CX
+	ANDQ $63, CX             // k
+	MOVQ SI, DI
+	SUBQ CX, DI
+	ADDQ CX, BX              // k + len
+	MOVQ BX, DX
+	NEGQ DX
+	ANDQ $63, DX             // t
+	ADDQ $63, BX
+	SHRQ $6, BX              // chunks
+	LEAQ 64(R12)(DX*1), R13  // lanes 0..63-t
+	MOVQ $64, AX
+	SUBQ CX, AX
+	ADDQ AX, R12             // lanes k..63
+	ADDQ AX, R8              // or table at chunk 0
+	LEAQ 256(R8), R9         // xor table at chunk 0
+
+	MOVO (DI), X0
+	MOVO 16(DI), X1
+	MOVO 32(DI), X2
+	MOVO 48(DI), X3
+	MASK1((R12), X0)
+	MASK1(16(R12), X1)
+	MASK1(32(R12), X2)
+	MASK1(48(R12), X3)
+	CMPQ BX, $1
+	JNE  first1
+	MASK1((R13), X0)
+	MASK1(16(R13), X1)
+	MASK1(32(R13), X2)
+	MASK1(48(R13), X3)
+
+first1:
+	SHAPE1(0, X0)
+	SHAPE1(16, X1)
+	SHAPE1(32, X2)
+	SHAPE1(48, X3)
+	CMPQ BX, $1
+	JE   reduce1
+	MOVOU 192(R10), X8       // fold by 64 bytes
+	MOVQ BX, R11
+	DECQ R11                 // the last chunk
+	MOVQ $1, AX
+	ADDQ $64, DI
+	ADDQ $64, R8
+	ADDQ $64, R9
+
+shaped1:
+	// Chunks 1 and 2, unless last: the mask may reach them.
+	CMPQ AX, R11
+	JAE  last1
+	CMPQ AX, $2
+	JA   plain1
+	LOAD1(0)
+	SHAPE1(0, X9)
+	SHAPE1(16, X10)
+	SHAPE1(32, X11)
+	SHAPE1(48, X12)
+	FOLD1(X0, X4, X9)
+	FOLD1(X1, X5, X10)
+	FOLD1(X2, X6, X11)
+	FOLD1(X3, X7, X12)
+	ADDQ $64, DI
+	ADDQ $64, R8
+	ADDQ $64, R9
+	INCQ AX
+	JMP  shaped1
+
+plain1:
+	CMPQ AX, R11
+	JAE  last1
+	FOLD1(X0, X4, (DI))
+	FOLD1(X1, X5, 16(DI))
+	FOLD1(X2, X6, 32(DI))
+	FOLD1(X3, X7, 48(DI))
+	ADDQ $64, DI
+	INCQ AX
+	JMP  plain1
+
+last1:
+	LOAD1(0)
+	MASK1((R13), X9)
+	MASK1(16(R13), X10)
+	MASK1(32(R13), X11)
+	MASK1(48(R13), X12)
+	CMPQ AX, $2
+	JA   lastfold1
+	SHAPE1(0, X9)
+	SHAPE1(16, X10)
+	SHAPE1(32, X11)
+	SHAPE1(48, X12)
+
+lastfold1:
+	FOLD1(X0, X4, X9)
+	FOLD1(X1, X5, X10)
+	FOLD1(X2, X6, X11)
+	FOLD1(X3, X7, X12)
+
+reduce1:
+	// As in fold256: the four lanes moved onto the last 16 bytes with the
+	// pad divided out and x^32 multiplied in, XORed, the top 32
+	// coefficients folded down, then Barrett's reduction.
+	LEAQ ·reduceK(SB), R11
+	SHLQ $6, DX
+	ADDQ DX, R11
+	MOVOU (R11), X9
+	MOVOU 16(R11), X10
+	MOVOU 32(R11), X11
+	MOVOU 48(R11), X12
+	MOVO X0, X4
+	PCLMULQDQ $0x00, X9, X4
+	PCLMULQDQ $0x11, X9, X0
+	MOVO X1, X5
+	PCLMULQDQ $0x00, X10, X5
+	PCLMULQDQ $0x11, X10, X1
+	MOVO X2, X6
+	PCLMULQDQ $0x00, X11, X6
+	PCLMULQDQ $0x11, X11, X2
+	MOVO X3, X7
+	PCLMULQDQ $0x00, X12, X7
+	PCLMULQDQ $0x11, X12, X3
+	PXOR X4, X0
+	PXOR X5, X1
+	PXOR X6, X2
+	PXOR X7, X3
+	PXOR X1, X0
+	PXOR X3, X2
+	PXOR X2, X0
+	MOVQ ·top32K(SB), X7
+	PCLMULQDQ $0x00, X0, X7
+	PXOR X7, X0
+
+	PSRLDQ $8, X0            // v
+	MOVOU ·barrettK(SB), X9
+	MOVO X0, X7
+	PSLLQ $32, X7
+	PSRLQ $32, X7            // Vh
+	PCLMULQDQ $0x00, X9, X7
+	PSLLQ $32, X7
+	PSRLQ $32, X7            // q
+	PCLMULQDQ $0x10, X9, X7
+	PXOR X0, X7
+	PEXTRD $1, X7, AX
+	MOVL AX, crc+32(FP)
+	RET

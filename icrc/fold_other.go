@@ -7,3 +7,7 @@ const kernel = kernelNone
 func fold512(b []byte, s *shape) (v uint64) { panic("icrc: no vector kernel") }
 
 func fold256(b []byte, s *shape) (crc uint32) { panic("icrc: no vector kernel") }
+
+func fold128(b []byte, s *shape) (crc uint32) { panic("icrc: no vector kernel") }
+
+func haveSSEKernel() bool { return false }

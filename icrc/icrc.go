@@ -174,6 +174,8 @@ func (s *shape) sum(b []byte) (uint32, error) {
 		return ^finish64(fold512(b, s)), nil
 	case kernel256:
 		return ^fold256(b, s), nil
+	case kernel128:
+		return ^fold128(b, s), nil
 	}
 	return finish(s.start, b, s.mask), nil
 }
