@@ -42,12 +42,12 @@ f=bench/out/mixed.pcap
 # in, in large folios. On this VM the kernel splits a cached file into single
 # 4 KiB pages within half an hour or so, and a mapped reader then spends about
 # twice the system time on it (BENCHMARKS.md); KEEP_CACHE=1 measures the
-# cache as it is. bench/folios reports the state (as root).
+# cache as it is. `bench/membw -folios FILE` reports the state (as root).
 if [ -z "${KEEP_CACHE:-}" ]; then
   dd if="$f" iflag=nocache count=0 status=none
 fi
 cat "$f" > /dev/null
-go run ./bench/folios "$f" || true
+go run ./bench/membw -folios "$f" || true
 
 # runs N CMD...: runs CMD N times; prints the best and the median wall
 # seconds, and the max RSS (KB) and CPU seconds (user+sys) of the best run.
@@ -108,4 +108,4 @@ stat() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END{printf "median %.0
 for name in json summary; do
   echo "alternated, $rounds rounds, rocekit decode ${name}: vs its median of 3 $(stat <<< "${rat[$name.med]}"); vs its best of 3 $(stat <<< "${rat[$name.best]}")"
 done
-go run ./bench/folios "$f" || true
+go run ./bench/membw -folios "$f" || true

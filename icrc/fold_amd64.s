@@ -1,5 +1,57 @@
 #include "textflag.h"
 
+// EDGES sets up fold256 and fold128 (registers as in fold512): SI b, BX
+// the number of 64-byte chunks, CX k, DX t, DI the first chunk, R8 and R9
+// the shape's or and xor tables at chunk 0, R10 foldK, R12 and R13 the
+// lane masks of the first and last chunk in edgeMask.
+#define EDGES \
+	MOVQ b_base+0(FP), SI \
+	MOVQ b_len+8(FP), BX \
+	MOVQ s+24(FP), R8 \
+	LEAQ ·foldK(SB), R10 \
+	LEAQ ·edgeMask(SB), R12 \
+	MOVQ SI, CX \
+	ANDQ $63, CX \
+	MOVQ SI, DI \
+	SUBQ CX, DI \
+	ADDQ CX, BX \
+	MOVQ BX, DX \
+	NEGQ DX \
+	ANDQ $63, DX \
+	ADDQ $63, BX \
+	SHRQ $6, BX \
+	LEAQ 64(R12)(DX*1), R13 \
+	MOVQ $64, AX \
+	SUBQ CX, AX \
+	ADDQ AX, R12 \
+	ADDQ AX, R8 \
+	LEAQ 256(R8), R9
+
+// FINISH(V) completes fold256 and fold128 from V, the XOR of the lanes
+// moved onto the last 16 bytes (below degree 96), in SSE form: the top 32
+// coefficients folded down by 64 (top32K) leave v, below degree 64, in V's
+// high quadword; then Barrett's reduction of v (reflected: bit i is
+// x^(63-i)) to v mod P. With Vh its low 32 bits (x^63..x^32) and mu =
+// x^64 div P: q = (Vh * mu) div x^32 is the product's low 32 bits, and
+// v XOR q*P has the remainder in its top half (barrettK: mu and P, 33 bits
+// each, reflected). The result is stored as the function's crc.
+#define FINISH(V) \
+	MOVQ ·top32K(SB), X7 \
+	PCLMULQDQ $0x00, V, X7 \
+	PXOR X7, V \
+	PSRLDQ $8, V \
+	MOVOU ·barrettK(SB), X9 \
+	MOVO V, X7 \
+	PSLLQ $32, X7 \
+	PSRLQ $32, X7 \
+	PCLMULQDQ $0x00, X9, X7 \
+	PSLLQ $32, X7 \
+	PSRLQ $32, X7 \
+	PCLMULQDQ $0x10, X9, X7 \
+	PXOR V, X7 \
+	PEXTRD $1, X7, AX \
+	MOVL AX, crc+32(FP)
+
 // func cpuid(eax, ecx uint32) (a, b, c, d uint32)
 TEXT ·cpuid(SB), NOSPLIT, $0-24
 	MOVL eax+0(FP), AX
@@ -207,28 +259,7 @@ reduce:
 // last chunk; Y0-Y7 four accumulators, Y8-Y11 the fold constants for 256,
 // 192, 128 and 64 bytes (one 128-bit lane pair, the same in every lane).
 TEXT ·fold256(SB), NOSPLIT, $0-36
-	MOVQ b_base+0(FP), SI
-	MOVQ b_len+8(FP), BX
-	MOVQ s+24(FP), R8
-	LEAQ ·foldK(SB), R10
-	LEAQ ·edgeMask(SB), R12
-
-	MOVQ SI, CX
-	ANDQ $63, CX             // k
-	MOVQ SI, DI
-	SUBQ CX, DI
-	ADDQ CX, BX              // k + len
-	MOVQ BX, DX
-	NEGQ DX
-	ANDQ $63, DX             // t
-	ADDQ $63, BX
-	SHRQ $6, BX              // chunks
-	LEAQ 64(R12)(DX*1), R13  // lanes 0..63-t
-	MOVQ $64, AX
-	SUBQ CX, AX
-	ADDQ AX, R12             // lanes k..63
-	ADDQ AX, R8              // or table at chunk 0
-	LEAQ 256(R8), R9         // xor table at chunk 0
+	EDGES
 
 	VMOVDQU (R12), Y14
 	VMOVDQU 32(R12), Y15
@@ -333,7 +364,7 @@ small24:
 reduce2:
 	// As in fold512: lanes 0-1 (Y0) and 2-3 (Y1) moved onto the last 16
 	// bytes with the pad divided out and x^32 multiplied in, XORed
-	// together, then the top 32 coefficients folded down.
+	// together; then FINISH.
 	LEAQ ·reduceK(SB), R11
 	SHLQ $6, DX
 	VMOVDQU (R11)(DX*1), Y12
@@ -347,27 +378,8 @@ reduce2:
 	VPXOR Y2, Y4, Y6
 	VEXTRACTI128 $1, Y6, X7
 	VPXOR X7, X6, X6
-	VMOVQ ·top32K(SB), X7
-	VPCLMULQDQ $0x00, X7, X6, X7
-	VPXOR X7, X6, X6
-
-	// Barrett reduction of that 64-bit v (reflected: bit i is x^(63-i))
-	// to v mod P, in place of finish64's table lookups. With Vh its low
-	// 32 bits (x^63..x^32) and mu = x^64 div P: q = (Vh * mu) div x^32 is
-	// the product's low 32 bits, and v mod P = v XOR q*P, whose top half
-	// is the remainder (barrettK: mu and P, 33 bits each, reflected).
-	VPSRLDQ $8, X6, X6       // v
-	VMOVDQU ·barrettK(SB), X9
-	VPSLLQ $32, X6, X7
-	VPSRLQ $32, X7, X7       // Vh
-	VPCLMULQDQ $0x00, X9, X7, X7
-	VPSLLQ $32, X7, X7
-	VPSRLQ $32, X7, X7       // q
-	VPCLMULQDQ $0x10, X9, X7, X7
-	VPXOR X6, X7, X7
-	VPEXTRD $1, X7, AX
-	MOVL AX, crc+32(FP)
-	VZEROUPPER
+	VZEROUPPER               // before SSE instructions: X6 is all that is left
+	FINISH(X6)
 	RET
 
 // The SSE kernel, for x86-64 CPUs with PCLMULQDQ and SSE4.1 but neither
@@ -412,28 +424,7 @@ reduce2:
 // and 2 may still be masked, AX the index of the chunk at DI and R11 that
 // of the last; X0-X3 the accumulator, X8 the fold-by-64 constant.
 TEXT ·fold128(SB), NOSPLIT, $0-36
-	MOVQ b_base+0(FP), SI
-	MOVQ b_len+8(FP), BX
-	MOVQ s+24(FP), R8
-	LEAQ ·foldK(SB), R10
-	LEAQ ·edgeMask(SB), R12
-
-	MOVQ SI, CX
-	ANDQ $63, CX             // k
-	MOVQ SI, DI
-	SUBQ CX, DI
-	ADDQ CX, BX              // k + len
-	MOVQ BX, DX
-	NEGQ DX
-	ANDQ $63, DX             // t
-	ADDQ $63, BX
-	SHRQ $6, BX              // chunks
-	LEAQ 64(R12)(DX*1), R13  // lanes 0..63-t
-	MOVQ $64, AX
-	SUBQ CX, AX
-	ADDQ AX, R12             // lanes k..63
-	ADDQ AX, R8              // or table at chunk 0
-	LEAQ 256(R8), R9         // xor table at chunk 0
+	EDGES
 
 	MOVO (DI), X0
 	MOVO 16(DI), X1
@@ -518,8 +509,7 @@ lastfold1:
 
 reduce1:
 	// As in fold256: the four lanes moved onto the last 16 bytes with the
-	// pad divided out and x^32 multiplied in, XORed, the top 32
-	// coefficients folded down, then Barrett's reduction.
+	// pad divided out and x^32 multiplied in, XORed; then FINISH.
 	LEAQ ·reduceK(SB), R11
 	SHLQ $6, DX
 	ADDQ DX, R11
@@ -546,20 +536,5 @@ reduce1:
 	PXOR X1, X0
 	PXOR X3, X2
 	PXOR X2, X0
-	MOVQ ·top32K(SB), X7
-	PCLMULQDQ $0x00, X0, X7
-	PXOR X7, X0
-
-	PSRLDQ $8, X0            // v
-	MOVOU ·barrettK(SB), X9
-	MOVO X0, X7
-	PSLLQ $32, X7
-	PSRLQ $32, X7            // Vh
-	PCLMULQDQ $0x00, X9, X7
-	PSLLQ $32, X7
-	PSRLQ $32, X7            // q
-	PCLMULQDQ $0x10, X9, X7
-	PXOR X0, X7
-	PEXTRD $1, X7, AX
-	MOVL AX, crc+32(FP)
+	FINISH(X0)
 	RET

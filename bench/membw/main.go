@@ -5,28 +5,46 @@
 // on one thread and then on two, three times each. It is the floor under any
 // pass over a capture (bench/decode.sh): no decoder reads the file faster.
 // Then it measures what making those pages visible costs the kernel, on one
-// thread, three times: mapping every page of the file (MADV_POPULATE_READ,
-// 1 MiB at a time, as rocekit's reader does) and unmapping them again
-// (MADV_DONTNEED, which rocekit does behind the reader; exit or munmap would
-// do the same work). Streaming a mapped file costs at least the sum.
+// thread, three times each way: mapping every page of the file by reading
+// one byte every 64 KiB (a fault maps a 64 KiB block, as rocekit's reader
+// does since session 7) and by MADV_POPULATE_READ, 1 MiB at a time (its way
+// before), and unmapping them again (MADV_DONTNEED, which rocekit does
+// behind the reader; exit or munmap would do the same work). Streaming a
+// mapped file costs at least the sum.
 //
 //	go run ./bench/membw bench/out/mixed.pcap
+//
+// With -folios it only reports how the page cache holds the file: how many
+// of its pages sit in large folios (which the kernel maps and unmaps in
+// batches) and how many in single 4 KiB pages, from /proc/self/pagemap and
+// /proc/kpageflags (root only). A mapped reader spends about twice the
+// system time on a file held in single pages (BENCHMARKS.md), so
+// bench/decode.sh prints this beside its figures.
+//
+//	go run ./bench/membw -folios bench/out/mixed.pcap
 package main
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: membw FILE")
+	args := os.Args[1:]
+	folios := len(args) == 2 && args[0] == "-folios"
+	if folios {
+		args = args[1:]
+	}
+	if len(args) != 1 {
+		fmt.Fprintln(os.Stderr, "usage: membw [-folios] FILE")
 		os.Exit(2)
 	}
-	f, err := os.Open(os.Args[1])
+	f, err := os.Open(args[0])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -40,6 +58,10 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+	if folios {
+		fmt.Println(folioState(b))
+		return
 	}
 	sums := make([]byte, 2*64) // one cache line per thread
 	defer mapCost(f, int(st.Size()))
@@ -66,26 +88,85 @@ func main() {
 	}
 }
 
-// mapCost times mapping the pages of a fresh mapping of f (size bytes) and
-// unmapping them, three times.
+// mapCost times mapping the pages of a fresh mapping of f (size bytes),
+// both ways, and unmapping them, three times.
 func mapCost(f *os.File, size int) {
 	const piece = 1 << 20 // populateChunk in pcap/reader.go
 	for rep := 0; rep < 3; rep++ {
-		b, err := syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ, syscall.MAP_SHARED)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+		for _, way := range []string{"by reads 64 KiB apart", "by MADV_POPULATE_READ"} {
+			b, err := syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ, syscall.MAP_SHARED)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			start := time.Now()
+			if way == "by MADV_POPULATE_READ" {
+				for off := 0; off < size; off += piece {
+					_ = syscall.Madvise(b[off:min(off+piece, size)], 22) // MADV_POPULATE_READ
+				}
+			} else {
+				var x byte
+				for off := 0; off < size; off += 64 << 10 {
+					x |= b[off]
+				}
+				sink = x | b[size-1]
+			}
+			populate := time.Since(start)
+			start = time.Now()
+			_ = syscall.Madvise(b, syscall.MADV_DONTNEED)
+			release := time.Since(start)
+			syscall.Munmap(b)
+			fmt.Printf("kernel, 1 thread: %v to map %d MB of pages %s, %v to unmap them\n",
+				populate.Round(time.Microsecond), size>>20, way, release.Round(time.Microsecond))
 		}
-		start := time.Now()
-		for off := 0; off < size; off += piece {
-			_ = syscall.Madvise(b[off:min(off+piece, size)], 22) // MADV_POPULATE_READ
-		}
-		populate := time.Since(start)
-		start = time.Now()
-		_ = syscall.Madvise(b, syscall.MADV_DONTNEED)
-		release := time.Since(start)
-		syscall.Munmap(b)
-		fmt.Printf("kernel, 1 thread: %v to map %d MB of pages, %v to unmap them\n",
-			populate.Round(time.Microsecond), size>>20, release.Round(time.Microsecond))
 	}
+}
+
+// sink keeps the loads that map pages.
+var sink byte
+
+// folioState reads, for each page of the mapping b (already mapped), whether
+// its page frame is part of a large folio (a compound page).
+func folioState(b []byte) string {
+	pm, err1 := os.Open("/proc/self/pagemap")
+	kf, err2 := os.Open("/proc/kpageflags")
+	if err1 != nil || err2 != nil {
+		return "page cache: unknown (reading /proc/kpageflags needs root)"
+	}
+	ps := os.Getpagesize()
+	base := uintptr(unsafe.Pointer(&b[0]))
+	var e [8]byte
+	var large, single, absent int
+	pages := (len(b) + ps - 1) / ps
+	for p := 0; p < pages; p++ {
+		va := base + uintptr(p*ps)
+		if _, err := pm.ReadAt(e[:], int64(va/uintptr(ps)*8)); err != nil {
+			return "page cache: unknown: " + err.Error()
+		}
+		v := binary.LittleEndian.Uint64(e[:])
+		pfn := v & (1<<55 - 1)
+		if v&(1<<63) == 0 || pfn == 0 {
+			absent++
+			continue
+		}
+		if _, err := kf.ReadAt(e[:], int64(pfn*8)); err != nil {
+			return "page cache: unknown: " + err.Error()
+		}
+		const head, tail = 1 << 15, 1 << 16 // KPF_COMPOUND_HEAD, KPF_COMPOUND_TAIL
+		if binary.LittleEndian.Uint64(e[:])&(head|tail) != 0 {
+			large++
+		} else {
+			single++
+		}
+	}
+	if absent == pages {
+		return "page cache: unknown (page frames hidden: not root)"
+	}
+	total := large + single
+	r := fmt.Sprintf("page cache: %d of %d pages (%.0f%%) in large folios, %d single",
+		large, total, 100*float64(large)/float64(max(total, 1)), single)
+	if absent > 0 {
+		r += fmt.Sprintf(", %d not mapped", absent)
+	}
+	return r
 }
