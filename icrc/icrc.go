@@ -46,8 +46,10 @@ func Put(b []byte, v uint32) { binary.LittleEndian.PutUint32(b, v) }
 // Get reads an ICRC from b[0:4] in wire order.
 func Get(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
 
-// Where the CPU has AVX-512 or AVX2 carry-less multiply (fold.go), the whole
-// packet goes through a vector kernel that masks in registers. Elsewhere the masked
+// On amd64 CPUs with carry-less multiply (fold.go: AVX-512, AVX2 or SSE
+// kernels, the widest the CPU runs), the whole packet goes through one
+// kernel that masks in registers. Elsewhere (other architectures, or the
+// rare x86-64 CPU without PCLMULQDQ) the masked
 // head of the packet is never written anywhere: it is read eight bytes at a
 // time, ORed in a register with a read-only mask that has 0xFF
 // (or 0xF0 for the LRH VL nibble) where the field is masked, and fed to a
