@@ -273,3 +273,19 @@ func init() {
 		}
 	}
 }
+
+// Kernel names the code that computes ICRCs on this machine: "avx512",
+// "avx2" or "sse" (the carry-less multiply kernels, widest first, on amd64),
+// or "portable". Benchmark figures depend on it; `rocekit version` prints
+// it.
+func Kernel() string {
+	switch kernel {
+	case kernel512:
+		return "avx512"
+	case kernel256:
+		return "avx2"
+	case kernel128:
+		return "sse"
+	}
+	return "portable"
+}

@@ -359,3 +359,14 @@ func TestBarrettConstants(t *testing.T) {
 	assert.Equal(t, reflect33(mu), gotMu, "mu")
 	assert.Equal(t, reflect33(p), gotP, "P")
 }
+
+// Kernel names the kernel in use: the fastest of Kernels, or the portable
+// code when there is none.
+func TestKernelName(t *testing.T) {
+	want := map[string]string{"avx512": "avx512", "avx256": "avx2", "sse128": "sse"}
+	if ks := icrc.Kernels(); len(ks) > 0 {
+		assert.Equal(t, want[ks[0]], icrc.Kernel())
+	} else {
+		assert.Equal(t, "portable", icrc.Kernel())
+	}
+}
