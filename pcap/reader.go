@@ -166,8 +166,9 @@ type memSource struct {
 const (
 	readAhead  = 256 << 10
 	touchChunk = 16 << 10
-	// populateChunk is how much of the mapping is mapped in one system call
-	// ahead of the reader, instead of a page fault every few pages.
+	// populateChunk is how much of the mapping populate maps at a time
+	// ahead of the reader (one fault per 64 KiB, pcap/populate.go), instead
+	// of the decoder taking those faults.
 	populateChunk = 1 << 20
 )
 

@@ -129,7 +129,7 @@ func (w *Writer) write(ifc int, ts time.Time, data []byte, orig int) error {
 	if len(data) > MaxRecordLen {
 		return fmt.Errorf("%w: %d bytes, limit %d", errWriter, len(data), MaxRecordLen)
 	}
-	if orig < len(data) || orig > 1<<32-1 {
+	if orig < len(data) || int64(orig) > 1<<32-1 {
 		return fmt.Errorf("%w: original length %d with %d bytes captured", errWriter, orig, len(data))
 	}
 	sec, nsec := int64(0), int64(0)

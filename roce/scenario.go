@@ -495,10 +495,10 @@ func (w *WorkSpec) check(p string, ord int) error {
 	if w.Count < 0 {
 		return bad(p+".count", "negative")
 	}
-	if w.Size < 0 || w.Size > MaxMessage {
+	if w.Size < 0 || int64(w.Size) > MaxMessage {
 		return bad(p+".size", "%d: 0 to 2^31", w.Size)
 	}
-	if w.SizeMax != 0 && (w.SizeMax < w.Size || w.SizeMax > MaxMessage) {
+	if w.SizeMax != 0 && (w.SizeMax < w.Size || int64(w.SizeMax) > MaxMessage) {
 		return bad(p+".size_max", "%d: from size (%d) to 2^31", w.SizeMax, w.Size)
 	}
 	op, ok := opByName[w.opName()]
@@ -519,7 +519,7 @@ func (w *WorkSpec) check(p string, ord int) error {
 		if !ok || o == opMix {
 			return bad(q+".op", "%q: want write, send, read, atomic, fetch_add or cmp_swap", wr.Op)
 		}
-		if wr.Size < 0 || wr.Size > MaxMessage {
+		if wr.Size < 0 || int64(wr.Size) > MaxMessage {
 			return bad(q+".size", "%d: 0 to 2^31", wr.Size)
 		}
 		if o != opWrite && o != opSend {

@@ -295,7 +295,7 @@ func (w *MemhWriter) WriteFrame(frame []byte) error {
 		return err
 	}
 	n := (len(frame) + w.nb - 1) / w.nb
-	if len(frame) > maxIndex || w.words+n > maxIndex {
+	if int64(len(frame)) > maxIndex || int64(w.words+n) > maxIndex {
 		return fmt.Errorf("stim: memh: frame %d of %d bytes at word %d does not fit the 32-bit index", w.frames, len(frame), w.words)
 	}
 	l := w.frameComment(w.line[:0], len(frame))

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux
 
 // Command membw measures how fast this machine streams a file's pages from
 // memory: it maps the file, then reads one byte of every 64-byte cache line,

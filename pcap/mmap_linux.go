@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux
 
 package pcap
 
@@ -8,7 +8,10 @@ import (
 )
 
 // mapFile maps a regular, uncompressed capture file into memory so records
-// are read in place, without a copy through a read buffer. Compressed files,
+// are read in place, without a copy through a read buffer. Only on Linux:
+// the reader relies on its madvise semantics (MADV_DONTNEED drops the pages
+// behind it, keeping memory constant) and page fault-around; elsewhere
+// files are read as streams. Compressed files,
 // pipes and empty or huge files are read as streams instead.
 //
 // A mapped file must not be truncated by another process while it is read
