@@ -335,6 +335,7 @@ func TestTruncatedAtEveryByte(t *testing.T) {
 // error as the same bytes read as a stream: whole, cut at every length, and
 // with each kind of damaged record, in both byte orders.
 func TestMappedSameAsStream(t *testing.T) {
+	requireMapping(t)
 	be := newPcapFile(binary.BigEndian, true, 65535, LinkTypeEthernet).
 		record(1, 2, 60, frame(60, 1)).record(3, 4, 40, frame(40, 2)).record(5, 6, 33, frame(33, 3))
 	files := map[string][]byte{
@@ -438,6 +439,7 @@ func readSkimming(t *testing.T, path string, step int64) ([]Record, error) {
 // the file was overwritten after Skim), naming the record and offset, and
 // leaves the Record alone.
 func TestRecordAtWrongOffset(t *testing.T) {
+	requireMapping(t)
 	file := twoGood(0).bytes()
 	path := filepath.Join(t.TempDir(), "f.pcap")
 	require.NoError(t, os.WriteFile(path, file, 0o644))
@@ -465,6 +467,7 @@ func TestRecordAtWrongOffset(t *testing.T) {
 // other goroutines and in any order, gives the same records and the same
 // error as the stream; Offset is where each next record starts.
 func TestReadAheadFromOtherGoroutines(t *testing.T) {
+	requireMapping(t)
 	f := newPcapFile(binary.LittleEndian, true, 0, LinkTypeEthernet)
 	for i := 0; i < 4000; i++ {
 		f.record(uint32(i), uint32(i), 0, frame(60+i%1400, byte(i)))

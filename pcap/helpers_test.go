@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -287,4 +288,17 @@ func frame(n int, seed byte) []byte {
 		b[i] = seed + byte(i)
 	}
 	return b
+}
+
+// mapsFiles reports whether Open memory-maps capture files here (Linux
+// only; elsewhere they are read as streams).
+var mapsFiles = runtime.GOOS == "linux"
+
+// requireMapping skips a test of the memory-mapped reader where files are
+// not mapped.
+func requireMapping(t *testing.T) {
+	t.Helper()
+	if !mapsFiles {
+		t.Skip("capture files are memory-mapped on Linux only")
+	}
 }
