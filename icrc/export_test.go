@@ -1,35 +1,33 @@
 package icrc
 
-// Kernels lists the vector kernels this CPU runs, the fastest first: an
-// AVX-512 CPU runs the AVX2 kernel too, and every CPU with a vector kernel
-// runs the SSE one.
+// Kernels lists the vector kernels this CPU runs, by Kernel's names, the
+// fastest first: an AVX-512 CPU runs the AVX2 kernel too, and every CPU
+// with a vector kernel runs the SSE one.
 func Kernels() []string {
 	var ks []string
-	switch kernel {
-	case kernel512:
-		ks = append(ks, "avx512", "avx256")
-	case kernel256:
-		ks = append(ks, "avx256")
-	}
-	if haveSSEKernel() {
-		ks = append(ks, "sse128")
+	for k := kernel; k > kernelNone; k-- {
+		if k > kernel128 || haveSSEKernel() {
+			ks = append(ks, kernelNames[k])
+		}
 	}
 	return ks
 }
 
-// SumIPv4With returns the ICRC of a RoCEv2/IPv4 packet b by the named path:
-// "portable" or one of Kernels.
-func SumIPv4With(path string, b []byte) uint32 {
-	s := ipv4Shapes[b[0]&0x0F]
-	switch path {
-	case "avx512":
-		return ^finish64(fold512(b, s))
-	case "avx256":
-		return ^fold256(b, s)
-	case "sse128":
-		return ^fold128(b, s)
+// kernelNamed returns the kernel with the given name.
+func kernelNamed(name string) int {
+	for k, n := range kernelNames {
+		if n == name {
+			return k
+		}
 	}
-	return finish(s.start, b, s.mask)
+	panic("icrc: no kernel named " + name)
+}
+
+// SumIPv4By returns a function computing the ICRC of a RoCEv2/IPv4 packet
+// by the named path: "portable" or one of Kernels.
+func SumIPv4By(path string) func(b []byte) uint32 {
+	k := kernelNamed(path)
+	return func(b []byte) uint32 { return sumBy(k, b, ipv4Shapes[b[0]&0x0F]) }
 }
 
 // Paths returns the ICRC of b (kind "ipv4", "ipv6", "grh" or "lrh2") by the
@@ -46,16 +44,9 @@ func Paths(kind string, b []byte) (generic uint32, vec []uint32) {
 	case "lrh2":
 		s = lrhShape
 	}
-	generic = finish(s.start, b, s.mask)
+	generic = sumBy(kernelNone, b, s)
 	for _, k := range Kernels() {
-		switch k {
-		case "avx512":
-			vec = append(vec, ^finish64(fold512(b, s)))
-		case "avx256":
-			vec = append(vec, ^fold256(b, s))
-		case "sse128":
-			vec = append(vec, ^fold128(b, s))
-		}
+		vec = append(vec, sumBy(kernelNamed(k), b, s))
 	}
 	return generic, vec
 }
@@ -72,5 +63,5 @@ func XPowTableMatches() bool {
 	return true
 }
 
-// BarrettK returns fold256's Barrett constants: mu, then P.
+// BarrettK returns the Barrett constants of fold256 and fold128: mu, then P.
 func BarrettK() (mu, p uint64) { return barrettK[0], barrettK[1] }

@@ -13,8 +13,8 @@ import "math/bits"
 // first four message bytes is the same as starting from it; the trailing
 // zeros multiply the remainder by x^(8t), which the last step divides out.
 // The pad bytes count as zeros: the AVX-512 kernel never reads them (masked
-// loads); the AVX2 kernel reads them, within the aligned 64-byte blocks that
-// hold b's first and last bytes, and masks them off. The mask and state come
+// loads); the AVX2 and SSE kernels read them, within the aligned 64-byte
+// blocks that hold b's first and last bytes, and mask them off. The mask and state come
 // from a 256-byte table per packet shape.
 //
 // Polynomial arithmetic, reflected as the CRC is: a register bit m stands for
@@ -32,7 +32,25 @@ const (
 	kernel512  // AVX-512 with VPCLMULQDQ
 )
 
-// edgeMask gives the AVX2 kernel its first and last chunks' lane masks:
+// kernelNames are the names Kernel reports.
+var kernelNames = [...]string{kernelNone: "portable", kernel128: "sse", kernel256: "avx2", kernel512: "avx512"}
+
+// sumBy returns the ICRC of b with s applied, by kernel k (which the CPU
+// must run) or, for kernelNone, the portable code.
+func sumBy(k int, b []byte, s *shape) uint32 {
+	switch k {
+	case kernel512:
+		return ^finish64(fold512(b, s))
+	case kernel256:
+		return ^fold256(b, s)
+	case kernel128:
+		return ^fold128(b, s)
+	}
+	return finish(s.start, b, s.mask)
+}
+
+// edgeMask gives the AVX2 and SSE kernels their first and last chunks' lane
+// masks:
 // 64 bytes from edgeMask[64-k] keep lanes k..63, from edgeMask[64+t] lanes
 // 0..63-t.
 var edgeMask = func() (m [192]byte) {
@@ -79,7 +97,8 @@ var reduceK [64][8]uint64
 // below degree 64, and finish64 takes it to the remainder.
 var top32K uint64
 
-// barrettK holds, for fold256's Barrett reduction, mu = x^64 div P and P
+// barrettK holds, for the Barrett reduction that ends fold256 and fold128
+// (FINISH in fold_amd64.s), mu = x^64 div P and P
 // itself, each reflected as a 33-bit value (bit j is x^(32-j)).
 var barrettK = [2]uint64{0x1F7011641, 0x1DB710641}
 

@@ -171,15 +171,7 @@ func (s *shape) sum(b []byte) (uint32, error) {
 	if len(b) < len(s.mask) {
 		return 0, rocekit.Truncated("icrc", len(s.mask), len(b))
 	}
-	switch kernel {
-	case kernel512:
-		return ^finish64(fold512(b, s)), nil
-	case kernel256:
-		return ^fold256(b, s), nil
-	case kernel128:
-		return ^fold128(b, s), nil
-	}
-	return finish(s.start, b, s.mask), nil
+	return sumBy(kernel, b, s), nil
 }
 
 // maskGRH marks traffic class, flow label and hop limit of an IPv6 header or
@@ -278,14 +270,4 @@ func init() {
 // "avx2" or "sse" (the carry-less multiply kernels, widest first, on amd64),
 // or "portable". Benchmark figures depend on it; `rocekit version` prints
 // it.
-func Kernel() string {
-	switch kernel {
-	case kernel512:
-		return "avx512"
-	case kernel256:
-		return "avx2"
-	case kernel128:
-		return "sse"
-	}
-	return "portable"
-}
+func Kernel() string { return kernelNames[kernel] }

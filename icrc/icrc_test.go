@@ -363,9 +363,8 @@ func TestBarrettConstants(t *testing.T) {
 // Kernel names the kernel in use: the fastest of Kernels, or the portable
 // code when there is none.
 func TestKernelName(t *testing.T) {
-	want := map[string]string{"avx512": "avx512", "avx256": "avx2", "sse128": "sse"}
 	if ks := icrc.Kernels(); len(ks) > 0 {
-		assert.Equal(t, want[ks[0]], icrc.Kernel())
+		assert.Equal(t, ks[0], icrc.Kernel())
 	} else {
 		assert.Equal(t, "portable", icrc.Kernel())
 	}
