@@ -487,11 +487,13 @@ func (p *pipeline) process(w *worker) {
 // summarize is one worker's part of a --summary run of the file. It
 // claims its next batch before decoding the one it has read, and while it
 // decodes has the CPU fetch the next one's chunk of a memory-mapped file,
-// a little after each frame, finishing halfway through the batch: the
-// fetch from memory overlaps the work instead of preceding it. Once the
-// chunk is fetched, the worker walks it (its read turn) as soon as its turn
-// comes, without finishing the batch first, so that the other worker,
-// whose next turn follows, rarely waits.
+// a little after each frame, spread over the whole batch: the fetch from
+// memory overlaps the work instead of preceding it. (Fetching it all in the
+// first half of the batch, as before, took 1.07x the time on a CPU whose
+// cores each keep only a few lines in flight: the bursts stalled the
+// decoding.) Once the chunk is fetched, the worker walks it (its read turn)
+// as soon as its turn comes, without finishing the batch first, so that
+// the other worker, whose next turn follows, rarely waits.
 func (p *pipeline) summarize(w *worker) {
 	b := p.freeBuffer(w)
 	c := p.claim()
@@ -507,7 +509,7 @@ func (p *pipeline) summarize(w *worker) {
 		lines := (len(ahead) + 63) / 64
 		step := 0
 		if b.n > 0 {
-			step = 2 * ((lines + b.n - 1) / b.n)
+			step = (lines + b.n - 1) / b.n
 		}
 		b.growObs()
 		walked := false
