@@ -11,6 +11,7 @@ import (
 
 	"github.com/rocekit/rocekit/icrc"
 	"github.com/rocekit/rocekit/internal/hugepage"
+	"github.com/rocekit/rocekit/internal/prefetch"
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/pcap"
 	"github.com/rocekit/rocekit/rc"
@@ -64,9 +65,10 @@ type Sim struct {
 	// connArr holds the conns, line-aligned (newConns); connection i's
 	// ends have QPNs qpnBase+2i and qpnBase+2i+1.
 	connArr  []conn
-	prefetch bool     // the connections' state is too big for the cache (see prefetching)
-	slab     *rc.Slab // the QPs
-	arena    arena    // the connections' buffers
+	prefetch bool           // the connections' state is too big for the cache (see prefetching)
+	ahead    prefetch.Queue // region lines asked for a few at a time (see prefetching)
+	slab     *rc.Slab       // the QPs
+	arena    arena          // the connections' buffers
 	pat      *pattern
 	calc     icrc.Calc
 	comps    []rc.Completion
