@@ -521,12 +521,12 @@ const (
 	// buffers and frames share.
 	prefetchAbove = 1 << 20
 	// aheadLines is how many of the queued region lines each kick and
-	// each frame received ask for. 8 gave the 10,000-QP incast 0.87-0.93x
-	// the time per event of asking for a region whole (median ratios
-	// against the one-QP incast 1.90-1.95 against 2.12-2.19,
-	// BenchmarkQPScalingRatio, 2-core Intel VM); 4, 16 and 32 did less
+	// each frame received ask for. 10-12 gave the 10,000-QP incast about
+	// 0.83x the time per event of asking for a region whole (median ratios
+	// against the one-QP incast 1.77-1.84 against 2.14-2.21,
+	// BenchmarkQPScalingRatio, 2-core Intel VM); 4, 8, 16 and 24 did less
 	// well, and queueing the conn and QP lines too was slower.
-	aheadLines = 8
+	aheadLines = 12
 )
 
 // prefetchNext asks for the state of the QP ends next in the NIC's ring
