@@ -253,6 +253,10 @@ type progressBar struct {
 	shown bool
 }
 
+// progressDelay is how long a run goes before its bar shows (tests set it
+// to 0).
+var progressDelay = 500 * time.Millisecond
+
 // newProgressBar returns a bar if stderr is a terminal, else nil.
 func newProgressBar(stderr io.Writer) *progressBar {
 	f, ok := stderr.(*os.File)
@@ -274,7 +278,7 @@ func (b *progressBar) update(p roce.Progress) {
 		}
 		return
 	}
-	if now.Sub(b.start) < 500*time.Millisecond || now.Sub(b.last) < 100*time.Millisecond {
+	if now.Sub(b.start) < progressDelay || now.Sub(b.last) < 100*time.Millisecond {
 		return
 	}
 	b.last, b.shown = now, true
