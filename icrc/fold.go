@@ -40,7 +40,7 @@ var kernelNames = [...]string{kernelNone: "portable", kernel128: "sse", kernel25
 func sumBy(k int, b []byte, s *shape) uint32 {
 	switch k {
 	case kernel512:
-		return ^finish64(fold512(b, s))
+		return ^fold512(b, s)
 	case kernel256:
 		return ^fold256(b, s)
 	case kernel128:
@@ -94,11 +94,12 @@ var foldK [4][8]uint64
 var reduceK [64][8]uint64
 
 // top32K folds the top 32 of those 96 bits down by 64: what is left is
-// below degree 64, and finish64 takes it to the remainder.
+// below degree 64, and Barrett's reduction (barrettK) takes it to the
+// remainder.
 var top32K uint64
 
-// barrettK holds, for the Barrett reduction that ends fold256 and fold128
-// (FINISH in fold_amd64.s), mu = x^64 div P and P
+// barrettK holds, for the Barrett reduction that ends every kernel (FINISH
+// in fold_amd64.s), mu = x^64 div P and P
 // itself, each reflected as a 33-bit value (bit j is x^(32-j)).
 var barrettK = [2]uint64{0x1F7011641, 0x1DB710641}
 
@@ -186,13 +187,4 @@ func init() {
 			slicing8[t][i] = c
 		}
 	}
-}
-
-// finish64 returns the CRC state for the kernel's result v, a polynomial
-// below degree 64 congruent to the remainder (reflected: bit i is x^(63-i)):
-// v mod P. Its top 32 coefficients are reduced as the CRC of four bytes from
-// state 0 would be; the low 32 are already reduced.
-func finish64(v uint64) uint32 {
-	t := &slicing8
-	return t[3][byte(v)] ^ t[2][byte(v>>8)] ^ t[1][byte(v>>16)] ^ t[0][byte(v>>24)] ^ uint32(v>>32)
 }

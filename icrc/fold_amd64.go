@@ -64,18 +64,17 @@ func cpuid(eax, ecx uint32) (a, b, c, d uint32)
 func xgetbv() (lo, hi uint32)
 
 // fold512 folds the virtual message of fold.go (b with s applied, between
-// zero pads that align it to 64 bytes in memory) to a polynomial below
-// degree 64 congruent to its CRC remainder; finish64 completes it. len(b)
-// must be at least 1.
+// zero pads that align it to 64 bytes in memory) down to a polynomial below
+// degree 64 congruent to its CRC remainder, and reduces that by Barrett's
+// method: it returns the CRC state (hash/crc32 form, before the final
+// complement). len(b) must be at least 1.
 //
 //go:noescape
-func fold512(b []byte, s *shape) (v uint64)
+func fold512(b []byte, s *shape) (crc uint32)
 
-// fold256 is fold512 for AVX2, in 256-bit registers, and finishes the job:
-// it returns the CRC state (hash/crc32 form, before the final complement),
-// reducing the 64-bit result by Barrett's method instead of finish64's
-// tables. It reads the whole aligned 64-byte blocks that hold b's first and
-// last bytes (never another page) and masks the bytes outside b off.
+// fold256 is fold512 for AVX2, in 256-bit registers, with the same result.
+// It reads the whole aligned 64-byte blocks that hold b's first and last
+// bytes (never another page) and masks the bytes outside b off.
 //
 //go:noescape
 func fold256(b []byte, s *shape) (crc uint32)

@@ -27,7 +27,7 @@
 	ADDQ AX, R8 \
 	LEAQ 256(R8), R9
 
-// FINISH(V) completes fold256 and fold128 from V, the XOR of the lanes
+// FINISH(V) completes the kernels from V, the XOR of the lanes
 // moved onto the last 16 bytes (below degree 96), in SSE form: the top 32
 // coefficients folded down by 64 (top32K) leave v, below degree 64, in V's
 // high quadword; then Barrett's reduction of v (reflected: bit i is
@@ -84,7 +84,7 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-8
 // virtual message (b - k to start with, always 64-byte aligned), R8 and R9
 // the shape's or and xor tables at chunk 0, R10 foldK, K1 and K3 the lanes
 // of the first and last chunk that hold packet bytes.
-TEXT ·fold512(SB), NOSPLIT, $0-40
+TEXT ·fold512(SB), NOSPLIT, $0-36
 	MOVQ b_base+0(FP), SI
 	MOVQ b_len+8(FP), BX
 	MOVQ s+24(FP), R8
@@ -217,13 +217,8 @@ reduce:
 	VPXOR Y7, Y6, Y6
 	VEXTRACTI128 $1, Y6, X7
 	VPXOR X7, X6, X6
-	// The top 32 coefficients (bits 32-63) folded down by 64: the high
-	// quadword then holds the rest, below degree 64.
-	VMOVQ ·top32K(SB), X7
-	VPCLMULQDQ $0x00, X7, X6, X7
-	VPXOR X7, X6, X6
-	VPEXTRQ $1, X6, v+32(FP)
 	VZEROUPPER
+	FINISH(X6)
 	RET
 
 // The AVX2 kernel: the same virtual message, 64-byte chunks and constants
