@@ -523,7 +523,7 @@ const (
 	// aheadLines is how many of the queued region lines each kick and
 	// each frame received ask for. 10-12 gave the 10,000-QP incast about
 	// 0.83x the time per event of asking for a region whole (median ratios
-	// against the one-QP incast 1.77-1.84 against 2.14-2.21,
+	// against the one-QP incast 1.71-1.84 against 2.07-2.21,
 	// BenchmarkQPScalingRatio, 2-core Intel VM); 4, 8, 16 and 24 did less
 	// well, and queueing the conn and QP lines too was slower.
 	aheadLines = 12
