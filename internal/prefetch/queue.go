@@ -3,8 +3,8 @@ package prefetch
 import "unsafe"
 
 // Queue spreads prefetches out in time. Each line asked for holds one of
-// the core's few fill buffers until it arrives from memory (about ten on
-// current x86 cores), and a prefetch that finds none free waits for one:
+// the core's few fill buffers until it arrives from memory (one to two
+// dozen on recent x86 cores), and a prefetch that finds none free waits:
 // asking for 64 lines at once stalls the core for several memory latencies.
 // A Queue takes ranges of lines (Add) and issues them a few at a time
 // (Drain), in the order added, from the points of a program where it has
