@@ -260,10 +260,13 @@ func pcapRewrite(t *testing.T, f pcap.Format, recs []pcapRecord, links []pcap.Li
 }
 
 // FuzzPcapMapped reads the bytes as a file, memory-mapped when they are a
-// classic pcap file, three ways: NextInto, and Skim (in steps the input's
+// classic pcap file, several ways: NextInto; Skim (in steps the input's
 // first byte sets) with RecordAt, as rocekit decode walks a mapped file,
-// with NextInto wherever a skim stops short. All must give the same records
-// and the same error as reading the bytes as a stream; none may panic.
+// with NextInto wherever a skim stops short; and the same through a Copy of
+// each step's bytes (SkimFrom, RecordFrom), reaching past the step by as
+// many bytes as the input's second byte says. All must give the same
+// records and the same error as reading the bytes as a stream; none may
+// panic.
 func FuzzPcapMapped(f *testing.F) {
 	for _, s := range pcapSeeds {
 		f.Add(s)
@@ -282,42 +285,64 @@ func FuzzPcapMapped(f *testing.F) {
 		if len(in) > 0 {
 			step += int64(in[0]) * 13
 		}
-		r, err := pcap.Open(path)
-		if err != nil {
-			pcapSame(t, "skimmed", want, wantErr, nil, err)
-			return
+		past := int64(-1) // no copy
+		for _, how := range []string{"skimmed", "skimmed from copies"} {
+			got, err := pcapSkimAll(t, path, int64(len(in)), step, past)
+			pcapSame(t, how, want, wantErr, got, err)
+			past = 0
+			if len(in) > 1 {
+				past = int64(in[1]) * 3
+			}
 		}
-		defer r.Close()
-		r.CallerReadsAhead()
-		var recs []pcap.Record
-		var offs []int64
-		for {
-			to := r.Offset() + step
-			var first int
-			offs, first = r.Skim(to, offs[:0])
-			for i, off := range offs {
-				var rec pcap.Record
-				if err := r.RecordAt(off, first+i, &rec); err != nil {
-					t.Fatalf("RecordAt(%d) of a skimmed record: %v", off, err)
-				}
-				rec.Data = bytes.Clone(rec.Data)
-				recs = append(recs, rec)
-			}
-			if r.Offset() >= to {
-				continue
-			}
+	})
+}
+
+// pcapSkimAll reads the file at path (size bytes) as FuzzPcapMapped does:
+// Skim step bytes at a time and RecordAt, then NextInto where a skim stops
+// short; when past is not negative, through a Copy of each step's bytes
+// and past bytes more, made again only when the last one does not cover
+// the step (a copy per step made minimising inputs slow).
+func pcapSkimAll(t *testing.T, path string, size, step, past int64) ([]pcap.Record, error) {
+	r, err := pcap.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	r.CallerReadsAhead()
+	var c *pcap.Copy
+	if past >= 0 {
+		c = new(pcap.Copy)
+	}
+	var recs []pcap.Record
+	var offs []int64
+	for {
+		to := r.Offset() + step
+		if c != nil && (c.Off > r.Offset() || c.Off+int64(len(c.Data)) < min(to, size)) {
+			r.CopyAt(c, r.Offset(), to+past+4*step)
+		}
+		var first int
+		offs, first = r.SkimFrom(c, to, offs[:0])
+		for i, off := range offs {
 			var rec pcap.Record
-			if err := r.NextInto(&rec); err != nil {
-				if err == io.EOF {
-					err = nil
-				}
-				pcapSame(t, "skimmed", want, wantErr, recs, err)
-				return
+			if err := r.RecordFrom(c, off, first+i, &rec); err != nil {
+				t.Fatalf("RecordFrom(%d) of a skimmed record: %v", off, err)
 			}
 			rec.Data = bytes.Clone(rec.Data)
 			recs = append(recs, rec)
 		}
-	})
+		if r.Offset() >= to {
+			continue
+		}
+		var rec pcap.Record
+		if err := r.NextInto(&rec); err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return recs, err
+		}
+		rec.Data = bytes.Clone(rec.Data)
+		recs = append(recs, rec)
+	}
 }
 
 // pcapReadAll reads every record of r, and returns them with the error

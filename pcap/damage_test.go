@@ -383,40 +383,62 @@ func TestMappedSameAsStream(t *testing.T) {
 			}
 			// Skimming, in steps of several sizes, then RecordAt for each
 			// offset, gives the same records; NextInto after the last skim
-			// gives the same error.
+			// gives the same error. So does the same through copies of
+			// each step's bytes that start before the skim's position or
+			// at it, and end short of its last record, in its header, or
+			// past it.
 			for _, step := range []int64{1, 17, 60, 1 << 20} {
-				got, err := readSkimming(t, path, step)
-				if wantErr == nil {
-					require.NoError(t, err, "%s cut at %d, skims of %d", name, n, step)
-				} else {
-					require.EqualError(t, err, wantErr.Error(), "%s cut at %d, skims of %d", name, n, step)
-				}
-				require.Len(t, got, len(wantRecs), "%s cut at %d, skims of %d", name, n, step)
-				for i := range got {
-					require.Equal(t, wantAll[i], got[i], "%s cut at %d record %d, skims of %d", name, n, i+1, step)
+				for _, w := range []*copyWindow{nil, {0, 0}, {5, 9}, {0, 16 + 3}, {0, 1 << 20}} {
+					if w != nil && step == 1 {
+						continue
+					}
+					got, err := readSkimming(t, path, step, w)
+					at := fmt.Sprintf("%s cut at %d, skims of %d, copy %v", name, n, step, w)
+					if wantErr == nil {
+						require.NoError(t, err, at)
+					} else {
+						require.EqualError(t, err, wantErr.Error(), at)
+					}
+					require.Len(t, got, len(wantRecs), at)
+					for i := range got {
+						require.Equal(t, wantAll[i], got[i], "%s, record %d", at, i+1)
+					}
 				}
 			}
 		}
 	}
 }
 
+// copyWindow is where readSkimming's copies start, before the position of
+// each skim, and how far they reach past its end.
+type copyWindow struct{ before, past int64 }
+
 // readSkimming reads the capture at path with Skim, step bytes of the file
 // at a time, and RecordAt; when a skim stops short, NextInto reads the
-// record there (or reports the damage, or the end).
-func readSkimming(t *testing.T, path string, step int64) ([]Record, error) {
+// record there (or reports the damage, or the end). With a copyWindow it
+// uses SkimFrom and RecordFrom instead, on a Copy of each step's bytes
+// (widened by the window), reused from step to step.
+func readSkimming(t *testing.T, path string, step int64, w *copyWindow) ([]Record, error) {
 	r, err := Open(path)
 	require.NoError(t, err)
 	defer r.Close()
 	r.CallerReadsAhead()
 	var got []Record
 	var offs []int64
+	var c *Copy
+	if w != nil {
+		c = new(Copy)
+	}
 	for {
 		to := r.Offset() + step
+		if w != nil {
+			r.CopyAt(c, r.Offset()-w.before, to+w.past)
+		}
 		var first int
-		offs, first = r.Skim(to, offs[:0])
+		offs, first = r.SkimFrom(c, to, offs[:0])
 		for i, off := range offs {
 			var rec Record
-			require.NoError(t, r.RecordAt(off, first+i, &rec))
+			require.NoError(t, r.RecordFrom(c, off, first+i, &rec))
 			rec.Data = bytes.Clone(rec.Data)
 			got = append(got, rec)
 		}

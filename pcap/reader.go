@@ -463,7 +463,11 @@ func (r *Reader) NextInto(rec *Record) error {
 // end of the file (NextInto reads on from there, and reports it) and at
 // the end of the file. It returns offs, and the Index the first record it
 // appended has (those after it follow on). Other Readers skim nothing.
-func (r *Reader) Skim(to int64, offs []int64) ([]int64, int) {
+func (r *Reader) Skim(to int64, offs []int64) ([]int64, int) { return r.SkimFrom(nil, to, offs) }
+
+// SkimFrom is Skim reading the record headers that c covers from c (nil:
+// none), and the others from the mapping.
+func (r *Reader) SkimFrom(c *Copy, to int64, offs []int64) ([]int64, int) {
 	first := r.n + 1
 	m := r.mem
 	if m == nil || r.err != nil || r.format != FormatPcap {
@@ -472,11 +476,15 @@ func (r *Reader) Skim(to int64, offs []int64) ([]int64, int) {
 	b, pos, n := m.b, m.pos, r.n // the mapping starts at file offset 0: r.off == m.pos
 	lim := min(int64(len(b)), to)
 	for int64(pos) < lim && pos+16 <= len(b) {
+		h, ok := c.at(int64(pos), 16)
+		if !ok {
+			h = b[pos : pos+16]
+		}
 		var caplen uint32
 		if r.le {
-			caplen = binary.LittleEndian.Uint32(b[pos+8 : pos+12])
+			caplen = binary.LittleEndian.Uint32(h[8:12])
 		} else {
-			caplen = binary.BigEndian.Uint32(b[pos+8 : pos+12])
+			caplen = binary.BigEndian.Uint32(h[8:12])
 		}
 		size := 16 + int(caplen)
 		if caplen > MaxRecordLen || (r.snaplen != 0 && caplen > r.snaplen) || size > len(b)-pos {
@@ -499,11 +507,25 @@ func (r *Reader) Skim(to int64, offs []int64) ([]int64, int) {
 // at off are no longer the record Skim found there (the file was
 // overwritten while mapped): rec is then left as it was.
 func (r *Reader) RecordAt(off int64, index int, rec *Record) error {
+	return r.RecordFrom(nil, off, index, rec)
+}
+
+// RecordFrom is RecordAt reading the record from c if c holds all of it
+// (rec.Data then points into c), and from the mapping otherwise.
+func (r *Reader) RecordFrom(c *Copy, off int64, index int, rec *Record) error {
 	m := r.mem
 	if m == nil || off < 0 || off > int64(len(m.b)) {
 		return &FileError{Record: index, Offset: off, Err: ErrTruncatedRecord, Detail: "no record at this offset"}
 	}
-	b := m.b[off:] // the mapping starts at file offset 0
+	b, ok := c.at(off, 16)
+	if ok {
+		if sec, nsec, n, orig, ok := r.mappedHeader(b); ok {
+			fillRecord(rec, off, true, sec, nsec, b[16:n:n], orig, r.link, 0)
+			rec.Index = index
+			return nil
+		}
+	}
+	b = m.b[off:] // the mapping starts at file offset 0
 	sec, nsec, n, orig, ok := r.mappedHeader(b)
 	if !ok {
 		return &FileError{Record: index, Offset: off, Err: ErrTruncatedRecord, Detail: "the record changed after it was located"}

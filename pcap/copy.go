@@ -1,0 +1,132 @@
+package pcap
+
+import (
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A Copy holds a copy of part of a Mapped Reader's file, made with
+// CopyAt: the bytes at file offsets [Off, Off+len(Data)). SkimFrom and
+// RecordFrom read the records it covers from it instead of from the
+// mapping, so a Mapped file can be read without touching its mapping at
+// all (see CopyIsFaster). Records read from a Copy point into it: they are
+// valid until the Copy is filled again.
+type Copy struct {
+	Off  int64
+	Data []byte
+	buf  []byte
+}
+
+// CopyAt fills c with the file's bytes at offsets [from, to), clipped to
+// the file as it was mapped, read with pread into c's buffer (grown to the
+// largest range asked for, then reused). A failed or short read leaves c
+// holding what was read: whatever c does not cover is read from the
+// mapping. It may be called from any goroutine, concurrently with the
+// Reader's other methods. It does nothing for a Reader that is not
+// Mapped.
+func (r *Reader) CopyAt(c *Copy, from, to int64) {
+	c.Off, c.Data = from, c.buf[:0]
+	m := r.mem
+	if m == nil || r.file == nil {
+		return
+	}
+	from, to = max(from, 0), min(to, int64(len(m.b)))
+	if from >= to {
+		return
+	}
+	n := int(to - from)
+	if cap(c.buf) < n {
+		c.buf = make([]byte, n)
+	}
+	got, _ := r.file.ReadAt(c.buf[:n], from)
+	c.Off, c.Data = from, c.buf[:got]
+}
+
+// at returns the bytes of c from file offset off on, and whether c holds
+// at least need of them.
+func (c *Copy) at(off int64, need int) ([]byte, bool) {
+	if c == nil || off < c.Off || off-c.Off > int64(len(c.Data)) {
+		return nil, false
+	}
+	b := c.Data[off-c.Off:]
+	return b, len(b) >= need
+}
+
+// CopyIsFaster reports whether this Reader's file is better read through
+// Copies (CopyAt, SkimFrom, RecordFrom) than through its mapping. It can
+// be on virtual machines whose hypervisor shadows the guest's page tables
+// (PVM, for one): there each page of a new mapping costs a trap to the
+// hypervisor the first time it is touched, even after the kernel has mapped
+// it, while a copy reads the page cache through mappings that last.
+// Elsewhere reading the mapping is cheaper than copying.
+//
+// The answer is measured once per process, on the first Mapped file of at
+// least probeMin bytes (smaller files are read through the mapping without
+// asking): the time to map and read a few pages of the file against the
+// time to copy as many others and read the copy, the faster of two rounds
+// each. The environment variable ROCEKIT_READ=copy or ROCEKIT_READ=map
+// sets it instead. It is false for a Reader that is not Mapped.
+func (r *Reader) CopyIsFaster() bool {
+	if !r.Mapped() {
+		return false
+	}
+	switch strings.ToLower(os.Getenv("ROCEKIT_READ")) {
+	case "copy":
+		return true
+	case "map":
+		return false
+	}
+	if len(r.mem.b) < probeMin {
+		return false
+	}
+	probe.once.Do(func() { probe.copy = copyCheaper(r.file, r.mem.b) })
+	return probe.copy
+}
+
+var probe struct {
+	once sync.Once
+	copy bool
+}
+
+const (
+	// probeMin is the smallest file CopyIsFaster measures: below it the
+	// way of reading hardly matters.
+	probeMin = 8 << 20
+	// probeLen is how much of the file each way reads in each round.
+	probeLen = 128 << 10
+)
+
+// copyCheaper times reading probeLen bytes of the file f (mapped as b)
+// both ways, on bytes neither way has read before: through the mapping
+// (the kernel maps the pages, as populate has it do, and every cache line
+// is read) and by copying (pread into a buffer, every line of which is then
+// read). It reports whether the copy was faster, comparing the faster of
+// two rounds each, so that an interrupt in one round does not decide, and
+// the copy's second round reuses its buffer, as the reader does.
+func copyCheaper(f *os.File, b []byte) bool {
+	buf := make([]byte, probeLen)
+	best := [2]time.Duration{1 << 62, 1 << 62}
+	var x byte
+	for round := 0; round < 2; round++ {
+		// From 1 MiB into the file, clear of what has been read.
+		lo := (1 << 20) + round*2*probeLen
+		if lo+2*probeLen > len(b) {
+			return false
+		}
+		start := time.Now()
+		populate(b, lo, lo+probeLen)
+		x |= touchLines(b[lo : lo+probeLen])
+		best[0] = min(best[0], time.Since(start))
+
+		start = time.Now()
+		if n, err := f.ReadAt(buf, int64(lo+probeLen)); err != nil || n != len(buf) {
+			return false
+		}
+		x |= touchLines(buf)
+		best[1] = min(best[1], time.Since(start))
+	}
+	readAheadSink.Add(uint32(x))
+	return best[1] < best[0]
+}
