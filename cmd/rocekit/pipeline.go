@@ -32,13 +32,16 @@ import (
 // records that start in one readChunk of it: its worker streams the chunk
 // from memory before its turn to locate the records (pcap.Reader.Skim), so
 // the workers read the file at once and the turn finds the record headers
-// in cache; each record is filled in (RecordAt) as it is decoded. The analysis is
-// split into shards by pairs of endpoints (analysis.Shards): a batch takes
-// each shard's turn in order, so one worker can analyse shard 0 of a batch
-// while another analyses shard 1 of the batch before it. Only the walk,
-// each shard's analysis and the writing take turns. A batch only ever
-// waits for batches read before it, which are never waiting for it: no
-// deadlock. --summary runs differently (see summarize).
+// in cache; each record is filled in (RecordAt) as it is decoded. Where
+// touching a new mapping costs more than copying (pcap.Reader.CopyIsFaster:
+// virtual machines with shadow page tables), the worker copies its chunk
+// into its batch instead, and the records are read from the copy. The
+// analysis is split into shards by pairs of endpoints (analysis.Shards): a
+// batch takes each shard's turn in order, so one worker can analyse shard
+// 0 of a batch while another analyses shard 1 of the batch before it.
+// Only the walk, each shard's analysis and the writing take turns. A batch
+// only ever waits for batches read before it, which are never waiting for
+// it: no deadlock. --summary runs differently (see summarize).
 //
 // Records of a memory-mapped file are used in place; records of a stream
 // (gzip, standard input) are copied into the batch's arena, because the
@@ -79,6 +82,9 @@ type batch struct {
 	offs  []int64
 	first int
 	nskim int
+	// copy holds the batch's chunk of the file when the file is read
+	// through copies (pipeline.copy).
+	copy pcap.Copy
 
 	// --summary only: which frames each shard observes, how many shards
 	// have yet to observe them, and whether the buffer may be reused.
@@ -207,6 +213,7 @@ type pipeline struct {
 	// turns.
 	r        *pcap.Reader
 	inPlace  bool
+	copy     bool  // inPlace, read through copies (pcap.Reader.CopyIsFaster)
 	start    int64 // file offset of the first record, when inPlace
 	base     uint64
 	claims   atomic.Int64
@@ -270,6 +277,7 @@ func (p *pipeline) file(name string, many bool) error {
 	}
 	defer r.Close()
 	p.r, p.inPlace, p.readDone, p.label = r, r.Mapped(), false, ""
+	p.copy = r.CopyIsFaster()
 	if many {
 		p.label = name
 	}
@@ -330,12 +338,36 @@ func (p *pipeline) claim() claim {
 	return c
 }
 
-// readBatch claims the next batch, reads its chunk ahead (memory-mapped
+// readBatch claims the next batch, brings its chunk in (memory-mapped
 // files) and fills b with its records (fill).
 func (p *pipeline) readBatch(w *worker, b *batch) bool {
 	c := p.claim()
-	p.r.ReadAhead(c.lo, c.hi)
+	p.bring(c, b)
 	return p.fill(c, b, nil)
+}
+
+// copySlack is how far past its chunk a batch's copy reaches: the last
+// record that starts in the chunk ends after it, and is read from the
+// copy if it ends within copySlack (from the mapping otherwise).
+const copySlack = 16 << 10
+
+// bring brings claim c's chunk of a memory-mapped file in: into b's copy
+// when the file is read through copies, otherwise into the calling
+// core's cache, through the mapping.
+func (p *pipeline) bring(c claim, b *batch) {
+	if p.copy {
+		p.r.CopyAt(&b.copy, c.lo, c.hi+copySlack)
+	} else {
+		p.r.ReadAhead(c.lo, c.hi)
+	}
+}
+
+// copyOf returns b's copy when the file is read through copies, else nil.
+func (p *pipeline) copyOf(b *batch) *pcap.Copy {
+	if p.copy {
+		return &b.copy
+	}
+	return nil
 }
 
 // fill fills b with the records of batch c, in its turn. A batch of a
@@ -356,7 +388,7 @@ func (p *pipeline) fill(c claim, b *batch, meanwhile func() bool) bool {
 	b.reset(p.label)
 	r, hi := p.r, c.hi
 	if p.inPlace {
-		b.offs, b.first = r.Skim(hi, b.offs[:0])
+		b.offs, b.first = r.SkimFrom(p.copyOf(b), hi, b.offs[:0])
 		n := len(b.offs)
 		if p.cfg.last > 0 {
 			n = max(0, min(n, p.cfg.last-b.first+1))
@@ -420,7 +452,7 @@ func fixArena(b *batch) {
 // nothing in it is needed after the frame is observed).
 func (p *pipeline) decode(b *batch, i int, s *slot, f *packet.Frame, o *analysis.Obs) {
 	if i < b.nskim {
-		if err := p.r.RecordAt(b.offs[i], b.first+i, &s.rec); err != nil {
+		if err := p.r.RecordFrom(p.copyOf(b), b.offs[i], b.first+i, &s.rec); err != nil {
 			// The file was overwritten while mapped: the frame is reported
 			// with the error, undecoded.
 			s.rec = pcap.Record{Index: b.first + i, Offset: b.offs[i]}
@@ -493,11 +525,13 @@ func (p *pipeline) process(w *worker) {
 // decoding itself, on a CPU whose cores each keep only a few lines in
 // flight: the bursts stalled the decoding.) Once the chunk is fetched, the worker walks it (its read turn)
 // as soon as its turn comes, without finishing the batch first, so that
-// the other worker, whose next turn follows, rarely waits.
+// the other worker, whose next turn follows, rarely waits. A file read
+// through copies has its next chunk copied into the next batch buffer
+// before the batch is decoded, instead of fetched during it.
 func (p *pipeline) summarize(w *worker) {
 	b := p.freeBuffer(w)
 	c := p.claim()
-	p.r.ReadAhead(c.lo, c.hi)
+	p.bring(c, b)
 	f := &w.frames[0]
 	observeOne := func() bool { return p.observeNext(w) }
 	ok := p.fill(c, b, observeOne)
@@ -505,7 +539,12 @@ func (p *pipeline) summarize(w *worker) {
 		b.free.Store(false)
 		next := p.freeBuffer(w)
 		c = p.claim()
-		ahead := p.r.Ahead(c.lo, c.hi)
+		var ahead []byte
+		if p.copy {
+			p.bring(c, next)
+		} else {
+			ahead = p.r.Ahead(c.lo, c.hi)
+		}
 		lines := (len(ahead) + 63) / 64
 		step := 0
 		if b.n > 0 {
