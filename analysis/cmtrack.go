@@ -48,26 +48,24 @@ type cmREQ struct {
 // cm learns from a CM MAD: a REQ is remembered until its REP, which pairs
 // the two data flows and sets their starting PSNs and path MTU.
 func (t *Tracker) cm(o *Obs) {
-	m, frameNo, encap := o.mad, o.frameNo, o.key.Encap
+	m, frameNo, encap := &o.cm, o.frameNo, o.key.Encap
 	src, dst := o.key.Src, o.key.Dst
-	switch m.AttributeID() {
+	switch m.attr {
 	case cm.AttrREQ:
-		r, err := m.REQ()
-		if err != nil {
+		if !m.ok {
 			return
 		}
-		k := cmKey{encap, src, dst, r.LocalCommID()}
+		k := cmKey{encap, src, dst, m.local}
 		if _, ok := t.cmPending[k]; ok {
 			return // a retry of a REQ already seen
 		}
-		t.cmPending[k] = &cmREQ{qpn: r.LocalQPN(), psn: r.StartingPSN(), mtu: cm.MTUBytes(r.PathMTU()),
-			service: r.ServiceID(), transport: r.TransportType(), frame: frameNo}
+		t.cmPending[k] = &cmREQ{qpn: m.qpn, psn: m.psn, mtu: cm.MTUBytes(m.mtu),
+			service: m.service, transport: m.transport, frame: frameNo}
 	case cm.AttrREP:
-		r, err := m.REP()
-		if err != nil {
+		if !m.ok {
 			return
 		}
-		k := cmKey{encap, dst, src, r.RemoteCommID()}
+		k := cmKey{encap, dst, src, m.remote}
 		req, ok := t.cmPending[k]
 		if !ok {
 			return
@@ -75,39 +73,39 @@ func (t *Tracker) cm(o *Obs) {
 		delete(t.cmPending, k)
 		info := &CMInfo{
 			ServiceID: req.service, Transport: req.transport.String(), Active: dst, Passive: src,
-			ActiveCommID: k.comm, PassiveCommID: r.LocalCommID(), ActiveQPN: req.qpn, PassiveQPN: r.LocalQPN(),
-			REQStartingPSN: req.psn, REPStartingPSN: r.StartingPSN(), PMTU: req.mtu,
+			ActiveCommID: k.comm, PassiveCommID: m.local, ActiveQPN: req.qpn, PassiveQPN: m.qpn,
+			REQStartingPSN: req.psn, REPStartingPSN: m.psn, PMTU: req.mtu,
 			REQFrame: req.frame, REPFrame: frameNo,
 		}
 		t.cmDone[k] = info
 		// Active -> passive requests go to the passive QP, and back.
-		ap := t.flow(FlowKey{encap, dst, src, r.LocalQPN()})
+		ap := t.flow(FlowKey{encap, dst, src, m.qpn})
 		pa := t.flow(FlowKey{encap, src, dst, req.qpn})
 		t.pair(ap, pa, pairedCM)
 		ap.cm, pa.cm = info, info
 		if !ap.req.started {
-			ap.req.setExpect(r.StartingPSN())
+			ap.req.setExpect(m.psn)
 		}
 		if !pa.req.started {
 			pa.req.setExpect(req.psn)
 		}
 		ap.learnMTU(req.mtu, fromCM)
 	case cm.AttrREJ:
-		if r, err := m.REJ(); err == nil {
-			delete(t.cmPending, cmKey{encap, dst, src, r.RemoteCommID()})
+		if m.ok {
+			delete(t.cmPending, cmKey{encap, dst, src, m.remote})
 			t.cmRejects++
 		}
 	case cm.AttrRTU, cm.AttrDREQ, cm.AttrDREP:
 		// From the active side: (src, dst, local ID); from the passive
 		// side: (dst, src, remote ID).
-		info := t.cmDone[cmKey{encap, src, dst, m.LocalCommID()}]
+		info := t.cmDone[cmKey{encap, src, dst, m.local}]
 		if info == nil {
-			info = t.cmDone[cmKey{encap, dst, src, m.RemoteCommID()}]
+			info = t.cmDone[cmKey{encap, dst, src, m.remote}]
 		}
 		if info == nil {
 			return
 		}
-		switch m.AttributeID() {
+		switch m.attr {
 		case cm.AttrRTU:
 			info.RTUFrame = frameNo
 		case cm.AttrDREQ:

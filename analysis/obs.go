@@ -12,16 +12,18 @@ import (
 )
 
 // Obs is what a Tracker needs to know of one frame: Set takes it from the
-// decoded frame, which the Obs does not refer to afterwards (except for
-// the bytes of a CM MAD, a view of the frame's bytes). So a program can
-// decode frames on one core, keep their Obs (two cache lines each), and
-// have another core observe them later, in order (Shards.ObserveObs).
+// decoded frame, which the Obs does not refer to afterwards. So a program
+// can decode frames on one core, keep their Obs, and have another core
+// observe them later, in order (Shards.ObserveObs). An Obs is 128 bytes,
+// two cache lines, and holds no pointer: a program may move it with
+// stores the garbage collector does not see (rocekit decode writes them
+// with non-temporal stores, internal/nt).
 type Obs struct {
 	seq     uint64
 	frameNo int
 	ts      int64
 	key     FlowKey
-	mad     cm.MAD // a CM MAD carried to QP1, else nil
+	cm      cmObs  // what a CM MAD carried to QP1 said
 	payload uint32 // transport payload bytes, pad excluded
 	psn     uint32
 	rethLen uint32
@@ -33,6 +35,43 @@ type Obs struct {
 	flags   obsFlags
 	icrc    Check
 	vcrc    Check
+	_       [8]byte // to 128 bytes
+}
+
+// cmObs is what the Tracker uses of a CM MAD (cmtrack.go), taken from it
+// when the frame is observed.
+type cmObs struct {
+	present   bool      // the frame carried a CM MAD to QP1
+	ok        bool      // a REQ, REP or REJ with all its fixed fields
+	attr      cm.AttrID // the MAD's AttributeID
+	transport cm.TransportType
+	mtu       uint8  // REQ: Path Packet Payload MTU code
+	local     uint32 // the MAD's Local Communication ID (0 if absent)
+	remote    uint32 // the MAD's Remote Communication ID (0 if absent)
+	qpn, psn  uint32 // REQ, REP: Local QPN and Starting PSN
+	service   uint64 // REQ: Service ID
+}
+
+// set fills c in from m.
+func (c *cmObs) set(m cm.MAD) {
+	*c = cmObs{present: true, attr: m.AttributeID(), local: m.LocalCommID(), remote: m.RemoteCommID()}
+	switch c.attr {
+	case cm.AttrREQ:
+		if r, err := m.REQ(); err == nil {
+			c.ok = true
+			c.qpn, c.psn, c.mtu = r.LocalQPN(), r.StartingPSN(), r.PathMTU()
+			c.service, c.transport = r.ServiceID(), r.TransportType()
+		}
+	case cm.AttrREP:
+		if r, err := m.REP(); err == nil {
+			c.ok = true
+			c.qpn, c.psn = r.LocalQPN(), r.StartingPSN()
+		}
+	case cm.AttrREJ:
+		if _, err := m.REJ(); err == nil {
+			c.ok = true
+		}
+	}
 }
 
 type obsState uint8
@@ -59,7 +98,7 @@ const (
 func (o *Obs) Set(seq uint64, frameNo int, ts time.Time, f *packet.Frame, icrc, vcrc Check) {
 	o.seq, o.frameNo, o.ts = seq, frameNo, ts.UnixNano()
 	o.icrc, o.vcrc = icrc, vcrc
-	o.mad, o.flags = nil, 0
+	o.cm.present, o.flags = false, 0
 	p := &f.Transport
 	switch {
 	case !f.IsRoCE():
@@ -96,7 +135,7 @@ func (o *Obs) Set(seq uint64, frameNo int, ts time.Time, f *packet.Frame, icrc, 
 		o.srcQP = p.DETH.SrcQP()
 		if o.key.DstQP == cm.GSIQP {
 			if m, err := cm.FromPacket(p); err == nil {
-				o.mad = m
+				o.cm.set(m)
 			}
 		}
 	}

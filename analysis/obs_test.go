@@ -1,8 +1,11 @@
 package analysis
 
 import (
+	"reflect"
 	"testing"
+	"unsafe"
 
+	"github.com/rocekit/rocekit/cm"
 	"github.com/stretchr/testify/require"
 )
 
@@ -24,4 +27,30 @@ func TestFlowKeySame(t *testing.T) {
 		require.Equal(t, a == b, a.same(&b), "change %d", i)
 		require.False(t, a.same(&b), "change %d", i)
 	}
+}
+
+// An Obs is two cache lines and holds no pointer (rocekit decode moves
+// them with stores the garbage collector does not see).
+func TestObsLayout(t *testing.T) {
+	require.Equal(t, uintptr(128), unsafe.Sizeof(Obs{}))
+	var walk func(reflect.Type) bool // reports whether t holds a pointer
+	walk = func(t reflect.Type) bool {
+		switch t.Kind() {
+		case reflect.Struct:
+			for i := range t.NumField() {
+				if walk(t.Field(i).Type) {
+					return true
+				}
+			}
+			return false
+		case reflect.Array:
+			return walk(t.Elem())
+		case reflect.Pointer, reflect.Slice, reflect.String, reflect.Map, reflect.Chan,
+			reflect.Func, reflect.Interface, reflect.UnsafePointer:
+			return true
+		}
+		return false
+	}
+	require.False(t, walk(reflect.TypeOf(Obs{})), "Obs holds a pointer")
+	require.True(t, walk(reflect.TypeOf(struct{ _ [2]cm.MAD }{})), "the check finds a pointer")
 }

@@ -228,7 +228,7 @@ func (t *Tracker) ud(fl *flow, o *Obs, w []Warning) []Warning {
 		}
 	}
 	fl.msgs[kindSend].add(uint64(o.payload))
-	if o.mad != nil {
+	if o.cm.present {
 		t.cm(o)
 	}
 	return w
