@@ -1,7 +1,10 @@
 package main
 
 import (
+	"unsafe"
+
 	"github.com/rocekit/rocekit/analysis"
+	"github.com/rocekit/rocekit/internal/prefetch"
 )
 
 // convTracker follows each QP's conversation across frames (package
@@ -39,12 +42,20 @@ func (c *convTracker) observe(shard int, o *analysis.Obs, w []string) []string {
 }
 
 // count feeds obs[i] for each i of idx to shard's tracker, in order, for
-// the summary alone: their warnings are only counted.
+// the summary alone: their warnings are only counted. It prefetches each
+// observation obsAhead ahead of its turn: they were written to memory
+// (--summary writes them with non-temporal stores), not to a cache.
 func (c *convTracker) count(shard int, obs []analysis.Obs, idx []int32) {
-	for _, i := range idx {
+	for j, i := range idx {
+		if j+obsAhead < len(idx) {
+			prefetch.Lines(unsafe.Pointer(&obs[idx[j+obsAhead]]), 2)
+		}
 		c.w[shard] = c.s.ObserveObs(shard, &obs[i], c.w[shard][:0])
 	}
 }
+
+// obsAhead is how many observations ahead count prefetches.
+const obsAhead = 16
 
 func (c *convTracker) appendSummary(b []byte, json bool) []byte {
 	s := c.s.Summary()

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/rocekit/rocekit/analysis"
+	"github.com/rocekit/rocekit/internal/nt"
 	"github.com/rocekit/rocekit/internal/prefetch"
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/pcap"
@@ -183,9 +184,11 @@ type worker struct {
 	fi     frameInfo
 
 	// --summary: the worker's batch buffers, the next batch whose frames
-	// of shard id it observes, and the slot it decodes skimmed frames in.
+	// of shard id it observes, the slot it decodes skimmed frames in, and
+	// the observation it makes before storing it in the batch.
 	bufs      []*batch
 	scratch   slot
+	obs       analysis.Obs
 	trackNext uint64
 }
 
@@ -557,7 +560,8 @@ func (p *pipeline) summarize(w *worker) {
 			if i < b.nskim {
 				s = &w.scratch
 			}
-			p.decode(b, i, s, f, &b.obs[i])
+			p.decode(b, i, s, f, &w.obs)
+			nt.Store(&b.obs[i], &w.obs)
 			b.idx[s.shard] = append(b.idx[s.shard], int32(i))
 			if n := min(step, lines); n > 0 {
 				prefetch.LinesL2(unsafe.Pointer(&ahead[0]), n)
@@ -566,6 +570,7 @@ func (p *pipeline) summarize(w *worker) {
 				ok, walked = p.fill(c, next, nil), true
 			}
 		}
+		nt.Fence() // the observations are in memory before the batch is published
 		b.pending.Store(int32(len(p.workers)))
 		e := &p.pub[b.seq%uint64(len(p.pub))]
 		e.b.Store(b)
