@@ -65,8 +65,8 @@ func (c *Copy) at(off int64, need int) ([]byte, bool) {
 // The answer is measured once per process, on the first Mapped file of at
 // least probeMin bytes (smaller files are read through the mapping without
 // asking): the time to map and read a few pages of the file against the
-// time to copy as many others and read the copy, the faster of two rounds
-// each. The environment variable ROCEKIT_READ=copy or ROCEKIT_READ=map
+// time to copy as many others and read the copy, the fastest of three
+// rounds each. The environment variable ROCEKIT_READ=copy or ROCEKIT_READ=map
 // sets it instead. It is false for a Reader that is not Mapped.
 func (r *Reader) CopyIsFaster() bool {
 	if !r.Mapped() {
@@ -94,22 +94,28 @@ const (
 	// probeMin is the smallest file CopyIsFaster measures: below it the
 	// way of reading hardly matters.
 	probeMin = 8 << 20
-	// probeLen is how much of the file each way reads in each round.
-	probeLen = 128 << 10
+	// probeLen is how much of the file each way reads in each round, in
+	// probeRounds rounds.
+	probeLen    = 128 << 10
+	probeRounds = 3
 )
 
 // copyCheaper times reading probeLen bytes of the file f (mapped as b)
 // both ways, on bytes neither way has read before: through the mapping
 // (the kernel maps the pages, as populate has it do, and every cache line
 // is read) and by copying (pread into a buffer, every line of which is then
-// read). It reports whether the copy was faster, comparing the faster of
-// two rounds each, so that an interrupt in one round does not decide, and
-// the copy's second round reuses its buffer, as the reader does.
+// read). It reports whether the copy was faster, comparing the fastest of
+// probeRounds rounds each, so that an interrupt (or a profiler's) in a
+// round does not decide. The buffer is written before the first round, as
+// the reader's buffers are in use before most of their copies.
 func copyCheaper(f *os.File, b []byte) bool {
 	buf := make([]byte, probeLen)
+	for i := range buf {
+		buf[i] = 1
+	}
 	best := [2]time.Duration{1 << 62, 1 << 62}
 	var x byte
-	for round := 0; round < 2; round++ {
+	for round := 0; round < probeRounds; round++ {
 		// From 1 MiB into the file, clear of what has been read.
 		lo := (1 << 20) + round*2*probeLen
 		if lo+2*probeLen > len(b) {
