@@ -12,6 +12,16 @@
 // behind the reader; exit or munmap would do the same work). Streaming a
 // mapped file costs at least the sum.
 //
+// Then the two ways rocekit's reader can bring a file in, each on one
+// thread and on two (the file split between them in 128 KiB chunks taken
+// in turn), three times each: through a fresh mapping (the pages mapped 64
+// KiB at a time as above, then every cache line read), and through copies
+// (pread of each chunk into one of four reused buffers, then every line of
+// it read), as pcap.Reader.CopyIsFaster compares them. Last, the round trip
+// of a cache line between two threads spinning on two cores (a flag
+// written by one, seen by the other, answered): what handing work between
+// cores costs at least.
+//
 //	go run ./bench/membw bench/out/mixed.pcap
 //
 // With -folios it only reports how the page cache holds the file: how many
@@ -28,7 +38,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -64,6 +76,8 @@ func main() {
 		return
 	}
 	sums := make([]byte, 2*64) // one cache line per thread
+	defer roundTrip()
+	defer readWays(f, int(st.Size()))
 	defer mapCost(f, int(st.Size()))
 	for _, threads := range []int{1, 2} {
 		for rep := 0; rep < 3; rep++ {
@@ -124,6 +138,108 @@ func mapCost(f *os.File, size int) {
 
 // sink keeps the loads that map pages.
 var sink byte
+
+// readWays times bringing the whole file in through a fresh mapping and
+// through copies, on one and on two threads, three times each.
+func readWays(f *os.File, size int) {
+	const chunk = 128 << 10 // copyChunk in cmd/rocekit/pipeline.go
+	nchunks := (size + chunk - 1) / chunk
+	for rep := 0; rep < 3; rep++ {
+		for _, threads := range []int{1, 2} {
+			for _, way := range []string{"through a fresh mapping", "through copies"} {
+				var b []byte
+				if way == "through a fresh mapping" {
+					var err error
+					b, err = syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ, syscall.MAP_SHARED)
+					if err != nil {
+						fmt.Fprintln(os.Stderr, err)
+						os.Exit(1)
+					}
+				}
+				// The copy buffers are made and written before the clock
+				// starts, as a reader's are in use long before most copies.
+				bufs := make([][][]byte, threads)
+				for t := range bufs {
+					for range 4 {
+						buf := make([]byte, chunk)
+						for i := range buf {
+							buf[i] = 1
+						}
+						bufs[t] = append(bufs[t], buf)
+					}
+				}
+				sums := make([]byte, threads*64)
+				start := time.Now()
+				var wg sync.WaitGroup
+				for t := 0; t < threads; t++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						var x byte
+						for c, k := t, 0; c < nchunks; c, k = c+threads, k+1 {
+							lo, hi := c*chunk, min((c+1)*chunk, size)
+							var p []byte
+							if b != nil {
+								for off := lo; off < hi; off += 64 << 10 {
+									x |= b[off]
+								}
+								p = b[lo:hi]
+							} else {
+								buf := bufs[t][k%4][:hi-lo]
+								if _, err := f.ReadAt(buf, int64(lo)); err != nil {
+									fmt.Fprintln(os.Stderr, err)
+									os.Exit(1)
+								}
+								p = buf
+							}
+							for i := 0; i < len(p); i += 64 {
+								x |= p[i]
+							}
+						}
+						sums[t*64] = x
+					}()
+				}
+				wg.Wait()
+				d := time.Since(start)
+				if b != nil {
+					syscall.Munmap(b)
+				}
+				fmt.Printf("%d thread(s): %v to read %d MB %s\n", threads, d.Round(time.Microsecond), size>>20, way)
+			}
+		}
+	}
+}
+
+// roundTrip times a cache line's round trip between two threads: each
+// waits for the other's write before writing back, 200,000 times.
+func roundTrip() {
+	var flags [2]struct {
+		v atomic.Int64
+		_ [56]byte
+	}
+	const n = 200000
+	done := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		for i := int64(1); i <= n; i++ {
+			for flags[0].v.Load() != i {
+			}
+			flags[1].v.Store(i)
+		}
+		close(done)
+	}()
+	runtime.LockOSThread()
+	start := time.Now()
+	for i := int64(1); i <= n; i++ {
+		flags[0].v.Store(i)
+		for flags[1].v.Load() != i {
+		}
+	}
+	d := time.Since(start)
+	<-done
+	runtime.UnlockOSThread()
+	fmt.Printf("a cache line's round trip between two threads: %v\n", (d / n).Round(time.Nanosecond))
+}
 
 // folioState reads, for each page of the mapping b (already mapped), whether
 // its page frame is part of a large folio (a compound page).
