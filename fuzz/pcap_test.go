@@ -333,16 +333,25 @@ func pcapSkimAll(t *testing.T, path string, size, step, past int64) ([]pcap.Reco
 		if r.Offset() >= to {
 			continue
 		}
-		var rec pcap.Record
-		if err := r.NextInto(&rec); err != nil {
-			if err == io.EOF {
-				err = nil
-			}
+		var end bool
+		if recs, end, err = pcapNext(r, recs); end {
 			return recs, err
 		}
-		rec.Data = bytes.Clone(rec.Data)
-		recs = append(recs, rec)
 	}
+}
+
+// pcapNext appends r's next record to recs (its Data copied), or reports
+// the end: true with the error that ended the file (nil at its end).
+func pcapNext(r *pcap.Reader, recs []pcap.Record) ([]pcap.Record, bool, error) {
+	var rec pcap.Record
+	if err := r.NextInto(&rec); err != nil {
+		if err == io.EOF {
+			err = nil
+		}
+		return recs, true, err
+	}
+	rec.Data = bytes.Clone(rec.Data)
+	return append(recs, rec), false, nil
 }
 
 // pcapReadAll reads every record of r, and returns them with the error
@@ -355,15 +364,10 @@ func pcapReadAll(r *pcap.Reader, err error) ([]pcap.Record, error) {
 	defer r.Close()
 	var recs []pcap.Record
 	for {
-		var rec pcap.Record
-		if err := r.NextInto(&rec); err != nil {
-			if err == io.EOF {
-				err = nil
-			}
+		var end bool
+		if recs, end, err = pcapNext(r, recs); end {
 			return recs, err
 		}
-		rec.Data = bytes.Clone(rec.Data)
-		recs = append(recs, rec)
 	}
 }
 

@@ -37,11 +37,7 @@ func TestCopyIsFaster(t *testing.T) {
 func TestCopyAt(t *testing.T) {
 	requireMapping(t)
 	file := twoGood(0).bytes()
-	path := filepath.Join(t.TempDir(), "f.pcap")
-	require.NoError(t, os.WriteFile(path, file, 0o644))
-	r, err := Open(path)
-	require.NoError(t, err)
-	defer r.Close()
+	r, path := openMapped(t, file)
 	var c Copy
 	for _, tc := range []struct{ from, to, wantOff, wantTo int64 }{
 		{0, 10, 0, 10},
@@ -69,11 +65,7 @@ func TestCopyAt(t *testing.T) {
 func TestRecordFromCopy(t *testing.T) {
 	requireMapping(t)
 	file := twoGood(0).record(12, 3, 33, frame(33, 3)).bytes()
-	path := filepath.Join(t.TempDir(), "f.pcap")
-	require.NoError(t, os.WriteFile(path, file, 0o644))
-	r, err := Open(path)
-	require.NoError(t, err)
-	defer r.Close()
+	r, _ := openMapped(t, file)
 	offs, first := r.Skim(int64(len(file)), nil)
 	require.Len(t, offs, 3)
 	var want []Record
@@ -98,9 +90,7 @@ func TestRecordFromCopy(t *testing.T) {
 		require.Equal(t, i < 2, inside(rec.Data, c.Data), "record %d read from the copy", i+1)
 	}
 	// A second Reader skims through a copy of the middle record only.
-	r2, err := Open(path)
-	require.NoError(t, err)
-	defer r2.Close()
+	r2, _ := openMapped(t, file)
 	r2.CopyAt(&c, offs[1], offs[2])
 	got, first2 := r2.SkimFrom(&c, int64(len(file)), nil)
 	require.Equal(t, offs, got)

@@ -463,12 +463,7 @@ func readSkimming(t *testing.T, path string, step int64, w *copyWindow) ([]Recor
 func TestRecordAtWrongOffset(t *testing.T) {
 	requireMapping(t)
 	file := twoGood(0).bytes()
-	path := filepath.Join(t.TempDir(), "f.pcap")
-	require.NoError(t, os.WriteFile(path, file, 0o644))
-	r, err := Open(path)
-	require.NoError(t, err)
-	defer r.Close()
-	require.True(t, r.Mapped())
+	r, _ := openMapped(t, file)
 	offs, first := r.Skim(int64(len(file)), nil)
 	require.Len(t, offs, 2)
 	var rec Record

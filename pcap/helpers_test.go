@@ -302,3 +302,17 @@ func requireMapping(t *testing.T) {
 		t.Skip("capture files are memory-mapped on Linux only")
 	}
 }
+
+// openMapped writes file to a new temporary file and opens it, memory-mapped
+// (the caller has called requireMapping); the Reader is closed when the test
+// ends.
+func openMapped(t *testing.T, file []byte) (*Reader, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "f.pcap")
+	require.NoError(t, os.WriteFile(path, file, 0o644))
+	r, err := Open(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { r.Close() })
+	require.True(t, r.Mapped())
+	return r, path
+}
