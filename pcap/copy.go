@@ -55,9 +55,9 @@ func (c *Copy) at(off int64, need int) ([]byte, bool) {
 }
 
 // CopyIsFaster reports whether this Reader's file is better read through
-// Copies (CopyAt, SkimFrom, RecordFrom) than through its mapping. It can
-// be on virtual machines whose hypervisor shadows the guest's page tables
-// (PVM, for one): there each page of a new mapping costs a trap to the
+// Copies (CopyAt, SkimFrom, RecordFrom) than through its mapping. That
+// can be so on virtual machines whose hypervisor shadows the guest's page
+// tables (PVM, for one): there each page of a new mapping costs a trap to the
 // hypervisor the first time it is touched, even after the kernel has mapped
 // it, while a copy reads the page cache through mappings that last.
 // Elsewhere reading the mapping is cheaper than copying.

@@ -527,7 +527,10 @@ func (p *pipeline) process(w *worker) {
 // order, whichever worker decoded it. So a shard's flow state stays in one
 // core's cache; only the observations (two cache lines a frame) cross
 // between cores. A batch buffer is reused once every shard has observed
-// it.
+// it. The observations are written with non-temporal stores (internal/nt):
+// with plain stores, each line of a reused buffer was first fetched back
+// from the core that had read it, which on a VM with distant cores cost
+// more than the decoding.
 
 // summarize is one worker's part of a --summary run of the file. It
 // claims its next batch before decoding the one it has read, and while it
