@@ -46,12 +46,18 @@ func (c *convTracker) observe(shard int, o *analysis.Obs, w []string) []string {
 // observation obsAhead ahead of its turn: they were written to memory
 // (--summary writes them with non-temporal stores), not to a cache.
 func (c *convTracker) count(shard int, obs []analysis.Obs, idx []int32) {
+	// The warnings slice is kept in a local: c.w's slice headers share a
+	// cache line between the shards, which the workers observe at once,
+	// and writing it back for every frame made the line bounce between
+	// their cores.
+	w := c.w[shard]
 	for j, i := range idx {
 		if j+obsAhead < len(idx) {
 			prefetch.Lines(unsafe.Pointer(&obs[idx[j+obsAhead]]), 2)
 		}
-		c.w[shard] = c.s.ObserveObs(shard, &obs[i], c.w[shard][:0])
+		w = c.s.ObserveObs(shard, &obs[i], w[:0])
 	}
+	c.w[shard] = w
 }
 
 // obsAhead is how many observations ahead count prefetches.
