@@ -27,6 +27,10 @@
 # The file's page cache is first dropped and read back in (KEEP_CACHE=1
 # skips that), and its state printed: see below.
 #
+# Beside them, bench/floor: a process that only reads the file the way
+# decode does and checks every frame's ICRC (no decoding, tracking or
+# output), the floor any decoder that checks every ICRC stands on here.
+#
 # Needs tshark and GNU time (/usr/bin/time; apt-get install -y time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +39,7 @@ runs=${2:-9}
 mkdir -p bench/out
 go build -o bench/out/rocekit ./cmd/rocekit
 go build -o bench/out/mkcap ./bench/mkcap
+go build -o bench/out/floor ./bench/floor
 f=bench/out/mixed.pcap
 [ -f "$f.$n" ] || { bench/out/mkcap -n "$n" -o "$f" && touch "$f.$n"; }
 # The page cache as a fresh read leaves it: the file's cached pages are
@@ -77,6 +82,7 @@ tshark_cmd=(tshark -r "$f" -T fields -e frame.number -e infiniband.bth.opcode -e
 read -r ts _ tm _ < <(runs 3 "${tshark_cmd[@]}")
 read -r js jmed jm jc < <(runs "$runs" bench/out/rocekit decode --format json "$f")
 read -r ss smed sm sc < <(runs "$runs" bench/out/rocekit decode --summary "$f")
+read -r fs fmed fm fc < <(runs "$runs" bench/out/floor "$f")
 printf "%-32s best %7.3f s  %8s KB max RSS\n" "tshark -T fields (BTH fields)" "$ts" "$tm"
 for x in "json $js $jmed $jm $jc" "summary $ss $smed $sm $sc"; do
   read -r name b med m c <<< "$x"
@@ -84,6 +90,8 @@ for x in "json $js $jmed $jm $jc" "summary $ss $smed $sm $sc"; do
   printf "%-32s best %7.3f s (%3.0fx faster), median %7.3f s (%3.0fx); %s KB max RSS; %s s CPU\n" \
     "rocekit decode $arg" "$b" "$(awk "BEGIN{print $ts/$b}")" "$med" "$(awk "BEGIN{print $ts/$med}")" "$m" "$c"
 done
+printf "%-32s best %7.3f s (%3.0fx faster), median %7.3f s (%3.0fx); %s KB max RSS; %s s CPU\n" \
+  "floor (read + ICRC only)" "$fs" "$(awk "BEGIN{print $ts/$fs}")" "$fmed" "$(awk "BEGIN{print $ts/$fmed}")" "$fm" "$fc"
 
 # Peak memory on a file 10 times larger (made the same way, 10x the frames).
 f10=bench/out/mixed10.pcap
@@ -97,15 +105,18 @@ rounds=${ROUNDS:-5}
 declare -A rat
 for _ in $(seq "$rounds"); do
   read -r t _ _ _ < <(runs 1 "${tshark_cmd[@]}")
-  for name in json summary; do
-    arg=(--format json); [ "$name" = summary ] && arg=(--summary)
-    read -r b med _ _ < <(runs 3 bench/out/rocekit decode "${arg[@]}" "$f")
+  for name in json summary floor; do
+    cmd=(bench/out/rocekit decode --format json "$f")
+    [ "$name" = summary ] && cmd=(bench/out/rocekit decode --summary "$f")
+    [ "$name" = floor ] && cmd=(bench/out/floor "$f")
+    read -r b med _ _ < <(runs 3 "${cmd[@]}")
     rat[$name.med]+="$(awk "BEGIN{print $t/$med}") "
     rat[$name.best]+="$(awk "BEGIN{print $t/$b}") "
   done
 done
 stat() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END{printf "median %.0fx (range %.0f-%.0fx)", a[int((NR+1)/2)], a[1], a[NR]}'; }
-for name in json summary; do
-  echo "alternated, $rounds rounds, rocekit decode ${name}: vs its median of 3 $(stat <<< "${rat[$name.med]}"); vs its best of 3 $(stat <<< "${rat[$name.best]}")"
+for name in json summary floor; do
+  label="rocekit decode $name"; [ "$name" = floor ] && label=floor
+  echo "alternated, $rounds rounds, ${label}: vs its median of 3 $(stat <<< "${rat[$name.med]}"); vs its best of 3 $(stat <<< "${rat[$name.best]}")"
 done
 go run ./bench/membw -folios "$f" || true

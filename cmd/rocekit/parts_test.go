@@ -5,29 +5,26 @@ import (
 	"os"
 	"runtime"
 	"sort"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/rocekit/rocekit/analysis"
 	"github.com/rocekit/rocekit/icrc"
-	"github.com/rocekit/rocekit/internal/prefetch"
+	"github.com/rocekit/rocekit/internal/benchwalk"
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/pcap"
 )
 
 // How much of decode --summary each part costs. partsRun walks a
-// memory-mapped file the way the --summary pipeline does (a 256 KiB chunk
-// a batch, records located by Skim in turn, read with RecordAt, the next
-// chunk prefetched while the batch is processed, one worker per core; or,
-// where pcap.Reader.CopyIsFaster says so, a 128 KiB chunk a batch, each
-// copied before its turn, records read from the copy) and
-// does, for each frame, only the parts up to upTo: nothing more (partSkim),
-// the ICRC alone (partICRC), decoding with the ICRC check (partDecode), and
-// making the observation (partObs). The tracker and the batch hand-over
-// are what BenchmarkDecodeParts' "pipeline" (rocekit decode itself) adds.
+// memory-mapped file the way the --summary pipeline does
+// (internal/benchwalk: one worker per core, a chunk a batch, each copied
+// or read ahead before its turn, records located in turn and read in
+// parallel) and does, for each frame, only the parts up to upTo: nothing
+// more (partSkim), the ICRC alone (partICRC), decoding with the ICRC check
+// (partDecode), and making the observation (partObs). The tracker and the
+// batch hand-over are what BenchmarkDecodeParts' "pipeline" (rocekit
+// decode itself) adds.
 const (
 	partSkim = iota
 	partICRC
@@ -37,96 +34,41 @@ const (
 
 var partsSink atomic.Uint32
 
+// partsWorker is one worker's state in partsRun, padded so that workers
+// write no cache line in common.
+type partsWorker struct {
+	s slot
+	f packet.Frame
+	o analysis.Obs
+	n uint64
+	x uint32
+	_ [64]byte
+}
+
 func partsRun(file string, upTo int) {
-	r, err := pcap.Open(file)
+	ws := make([]partsWorker, runtime.GOMAXPROCS(0))
+	_, err := benchwalk.Walk(file, len(ws), func(w int, rec *pcap.Record) {
+		pw := &ws[w]
+		switch {
+		case upTo == partICRC && len(rec.Data) > 18:
+			v, _ := icrc.IPv4(rec.Data[14 : len(rec.Data)-4])
+			pw.x += v
+		case upTo >= partDecode:
+			pw.s.rec = *rec
+			decodeFrame(&pw.s, &pw.f, nil)
+			checkFrame(&pw.s, &pw.f)
+			if upTo >= partObs {
+				pw.n++
+				pw.o.Set(pw.n, rec.Index, rec.Time, &pw.f, check(pw.s.icrc), check(pw.s.vcrc))
+			}
+		}
+	})
 	if err != nil {
 		panic(err)
 	}
-	defer r.Close()
-	r.CallerReadsAhead()
-	start := r.Offset()
-	chunk, copied := int64(readChunk), r.CopyIsFaster()
-	if copied {
-		chunk = copyChunk
+	for i := range ws {
+		partsSink.Add(ws[i].x)
 	}
-	var claims, turn atomic.Int64
-	var done atomic.Bool
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var (
-				offs []int64
-				s    slot
-				f    packet.Frame
-				o    analysis.Obs
-				x    uint32
-				cp   *pcap.Copy
-				next *pcap.Copy
-			)
-			if copied {
-				cp, next = new(pcap.Copy), new(pcap.Copy)
-			}
-			k := claims.Add(1) - 1
-			lo := start + k*chunk
-			if copied {
-				r.CopyAt(cp, lo, lo+chunk+copySlack)
-			} else {
-				r.ReadAhead(lo, lo+chunk)
-			}
-			for {
-				for turn.Load() != k {
-				}
-				if done.Load() {
-					turn.Add(1)
-					break
-				}
-				var first int
-				offs, first = r.SkimFrom(cp, lo+chunk, offs[:0])
-				if r.Offset() < lo+chunk { // damage or the end
-					done.Store(true)
-				}
-				turn.Add(1)
-				k = claims.Add(1) - 1
-				lo = start + k*chunk
-				var ahead []byte
-				if copied {
-					r.CopyAt(next, lo, lo+chunk+copySlack)
-				} else {
-					ahead = r.Ahead(lo, lo+chunk)
-				}
-				lines := (len(ahead) + 63) / 64
-				step := 0
-				if len(offs) > 0 {
-					step = (lines + len(offs) - 1) / len(offs)
-				}
-				for i, off := range offs {
-					if err := r.RecordFrom(cp, off, first+i, &s.rec); err != nil {
-						panic(err)
-					}
-					switch {
-					case upTo == partICRC && len(s.rec.Data) > 18:
-						v, _ := icrc.IPv4(s.rec.Data[14 : len(s.rec.Data)-4])
-						x += v
-					case upTo >= partDecode:
-						decodeFrame(&s, &f, nil)
-						checkFrame(&s, &f)
-						if upTo >= partObs {
-							o.Set(uint64(k)<<32|uint64(i), s.rec.Index, s.rec.Time, &f, check(s.icrc), check(s.vcrc))
-						}
-					}
-					if n := min(step, lines); n > 0 {
-						prefetch.LinesL2(unsafe.Pointer(&ahead[0]), n)
-						ahead, lines = ahead[min(n*64, len(ahead)):], lines-n
-					}
-				}
-				cp, next = next, cp
-			}
-			partsSink.Add(x)
-		}()
-	}
-	wg.Wait()
 }
 
 // BenchmarkDecodeParts runs each part of decode --summary on the file
