@@ -33,8 +33,9 @@ const (
 	Slack     = 16 << 10
 )
 
-// ErrNotMapped is returned for a file that pcap.Open could not map (a
-// compressed file, say): Walk reads mapped files only.
+// ErrNotMapped is returned for a file that pcap.Open does not map (a
+// pcapng or compressed file, standard input): Walk reads mapped files
+// only.
 var ErrNotMapped = errors.New("benchwalk: the file is not memory-mapped")
 
 // Walk reads the capture file with workers goroutines (GOMAXPROCS when 0)
