@@ -13,12 +13,20 @@ import (
 // frames in order, and different shards at once.
 type convTracker struct {
 	s *analysis.Shards
-	w [][]analysis.Warning // per shard
+	w []shardWarnings
+}
+
+// shardWarnings is one shard's reused warnings slice, on a cache line of
+// its own: the workers observe different shards at once, and each writes
+// its slice back for every frame.
+type shardWarnings struct {
+	w []analysis.Warning
+	_ [64 - unsafe.Sizeof([]analysis.Warning{})]byte
 }
 
 func newConvTracker(pmtu, shards int) convTracker {
 	s := analysis.NewShards(shards, analysis.Options{PMTU: pmtu})
-	return convTracker{s: s, w: make([][]analysis.Warning, s.Len())}
+	return convTracker{s: s, w: make([]shardWarnings, s.Len())}
 }
 
 func check(c crcResult) analysis.Check {
@@ -34,8 +42,9 @@ func check(c crcResult) analysis.Check {
 // observe feeds one frame's observation to its shard's tracker (in that
 // shard's turn) and appends its warnings.
 func (c *convTracker) observe(shard int, o *analysis.Obs, w []string) []string {
-	c.w[shard] = c.s.ObserveObs(shard, o, c.w[shard][:0])
-	for _, x := range c.w[shard] {
+	sw := &c.w[shard]
+	sw.w = c.s.ObserveObs(shard, o, sw.w[:0])
+	for _, x := range sw.w {
 		w = append(w, string(x))
 	}
 	return w
@@ -46,18 +55,14 @@ func (c *convTracker) observe(shard int, o *analysis.Obs, w []string) []string {
 // observation obsAhead ahead of its turn: they were written to memory
 // (--summary writes them with non-temporal stores), not to a cache.
 func (c *convTracker) count(shard int, obs []analysis.Obs, idx []int32) {
-	// The warnings slice is kept in a local: c.w's slice headers share a
-	// cache line between the shards, which the workers observe at once,
-	// and writing it back for every frame made the line bounce between
-	// their cores.
-	w := c.w[shard]
+	w := c.w[shard].w
 	for j, i := range idx {
 		if j+obsAhead < len(idx) {
 			prefetch.Lines(unsafe.Pointer(&obs[idx[j+obsAhead]]), 2)
 		}
 		w = c.s.ObserveObs(shard, &obs[i], w[:0])
 	}
-	c.w[shard] = w
+	c.w[shard].w = w
 }
 
 // obsAhead is how many observations ahead count prefetches.
