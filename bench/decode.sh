@@ -29,7 +29,8 @@
 #
 # Beside them, bench/floor: a process that only reads the file the way
 # decode does and checks every frame's ICRC (no decoding, tracking or
-# output), the floor any decoder that checks every ICRC stands on here.
+# output): the floor under any decoder that reads the file this way and
+# checks every ICRC, on the machine it runs on.
 #
 # Needs tshark and GNU time (/usr/bin/time; apt-get install -y time).
 set -euo pipefail

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/rocekit/rocekit/analysis"
+	"github.com/rocekit/rocekit/internal/benchwalk"
 	"github.com/rocekit/rocekit/internal/nt"
 	"github.com/rocekit/rocekit/internal/prefetch"
 	"github.com/rocekit/rocekit/packet"
@@ -327,10 +328,13 @@ func (p *pipeline) file(name string, many bool) error {
 // before its turn to walk the records, in parallel with the other workers.
 // A file read through copies has batches of copyChunk: a worker's copies
 // (four batch buffers with --summary) then fit a 1 MiB L2 cache (256 KiB
-// chunks took 1.18x the time of 128 KiB ones on the AMD EPYC VM).
+// chunks took 1.18x the time of 128 KiB ones on the AMD EPYC VM). The
+// sizes are set in internal/benchwalk, so that the benchmarks that time
+// parts of decode (BenchmarkDecodeParts, bench/floor) walk the file in the
+// same batches.
 const (
-	readChunk = 256 << 10
-	copyChunk = 128 << 10
+	readChunk = benchwalk.ReadChunk
+	copyChunk = benchwalk.CopyChunk
 )
 
 // claim is a batch claimed and not yet read: sequence number seq, and
@@ -362,7 +366,7 @@ func (p *pipeline) readBatch(w *worker, b *batch) bool {
 // copySlack is how far past its chunk a batch's copy reaches: the last
 // record that starts in the chunk ends after it, and is read from the
 // copy if it ends within copySlack (from the mapping otherwise).
-const copySlack = 16 << 10
+const copySlack = benchwalk.Slack
 
 // bring brings claim c's chunk of a memory-mapped file in: into b's copy
 // when the file is read through copies, otherwise into the calling

@@ -25,8 +25,9 @@ import (
 	"github.com/rocekit/rocekit/pcap"
 )
 
-// The chunk sizes cmd/rocekit's decode uses: a batch is the records that
-// start in one chunk of the file; a copy reaches Slack past its chunk.
+// The chunk sizes of cmd/rocekit's decode, which takes them from here (its
+// pipeline.go says why these): a batch is the records that start in one
+// chunk of the file; a copy reaches Slack past its chunk.
 const (
 	ReadChunk = 256 << 10 // the file read through its mapping
 	CopyChunk = 128 << 10 // the file read through copies
