@@ -9,7 +9,8 @@
 //
 // cmd/rocekit's BenchmarkDecodeParts times the parts of decoding with it,
 // and bench/floor times it alone, as a whole process, with the ICRC of
-// every frame: the least any decoder that checks every ICRC must do.
+// every frame: the least a decoder that reads the file this way and checks
+// every ICRC must do.
 package benchwalk
 
 import (
@@ -43,9 +44,9 @@ var ErrNotMapped = errors.New("benchwalk: the file is not memory-mapped")
 // and calls frame(w, rec) for each record, on worker w (0 <= w < workers):
 // a worker's records in file order, different workers' calls at once. rec
 // and its Data are valid until frame returns. It reports whether the file
-// was read through copies, and the error that stopped the walk (a damaged
-// record; nil at a clean end), after every record before it was handed
-// over.
+// was read through copies, and the first error met (a damaged record, or
+// one that changed after it was located; nil at a clean end). Every record
+// before a damaged one is handed over.
 func Walk(file string, workers int, frame func(w int, rec *pcap.Record)) (copied bool, err error) {
 	r, err := pcap.Open(file)
 	if err != nil {
@@ -67,7 +68,17 @@ func Walk(file string, workers int, frame func(w int, rec *pcap.Record)) (copied
 	}
 	var claims, turn atomic.Int64
 	var done atomic.Bool
-	var walkErr error // set in a read turn
+	var (
+		errMu   sync.Mutex
+		walkErr error // the first error met
+	)
+	fail := func(err error) {
+		errMu.Lock()
+		if walkErr == nil {
+			walkErr = err
+		}
+		errMu.Unlock()
+	}
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
@@ -103,9 +114,9 @@ func Walk(file string, workers int, frame func(w int, rec *pcap.Record)) (copied
 					done.Store(true)
 					switch err := r.NextInto(&rec); {
 					case err == nil:
-						walkErr = fmt.Errorf("benchwalk: Skim stopped at record %d, which NextInto reads", rec.Index)
+						fail(fmt.Errorf("benchwalk: Skim stopped at record %d, which NextInto reads", rec.Index))
 					case err != io.EOF:
-						walkErr = err
+						fail(err)
 					}
 				}
 				turn.Add(1)
@@ -123,7 +134,11 @@ func Walk(file string, workers int, frame func(w int, rec *pcap.Record)) (copied
 					step = (lines + len(offs) - 1) / len(offs)
 				}
 				for i, off := range offs {
-					if err := r.RecordFrom(cp, off, first+i, &rec); err == nil {
+					// RecordFrom fails only if the file was overwritten
+					// while mapped: the walk reports it.
+					if err := r.RecordFrom(cp, off, first+i, &rec); err != nil {
+						fail(err)
+					} else {
 						frame(w, &rec)
 					}
 					if n := min(step, lines); n > 0 {
