@@ -518,17 +518,19 @@ func (r *Reader) RecordFrom(c *Copy, off int64, index int, rec *Record) error {
 		return &FileError{Record: index, Offset: off, Err: ErrTruncatedRecord, Detail: "no record at this offset"}
 	}
 	b, ok := c.at(off, 16)
+	var (
+		sec, nsec int64
+		n         int
+		orig      uint32
+	)
 	if ok {
-		if sec, nsec, n, orig, ok := r.mappedHeader(b); ok {
-			fillRecord(rec, off, true, sec, nsec, b[16:n:n], orig, r.link, 0)
-			rec.Index = index
-			return nil
-		}
+		sec, nsec, n, orig, ok = r.mappedHeader(b) // false if c ends inside the record
 	}
-	b = m.b[off:] // the mapping starts at file offset 0
-	sec, nsec, n, orig, ok := r.mappedHeader(b)
 	if !ok {
-		return &FileError{Record: index, Offset: off, Err: ErrTruncatedRecord, Detail: "the record changed after it was located"}
+		b = m.b[off:] // the mapping starts at file offset 0
+		if sec, nsec, n, orig, ok = r.mappedHeader(b); !ok {
+			return &FileError{Record: index, Offset: off, Err: ErrTruncatedRecord, Detail: "the record changed after it was located"}
+		}
 	}
 	fillRecord(rec, off, true, sec, nsec, b[16:n:n], orig, r.link, 0)
 	rec.Index = index
