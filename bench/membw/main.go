@@ -47,6 +47,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/rocekit/rocekit/internal/benchwalk"
 )
 
 func main() {
@@ -146,7 +148,7 @@ var sink byte
 // readWays times bringing the whole file in through a fresh mapping and
 // through copies, on one and on two threads, three times each.
 func readWays(f *os.File, size int) {
-	const chunk = 128 << 10 // copyChunk in cmd/rocekit/pipeline.go
+	const chunk = benchwalk.CopyChunk // decode's chunk when it copies
 	nchunks := (size + chunk - 1) / chunk
 	for rep := 0; rep < 3; rep++ {
 		for _, threads := range []int{1, 2} {
