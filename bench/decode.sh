@@ -47,8 +47,9 @@ f=bench/out/mixed.pcap
 # dropped (posix_fadvise DONTNEED through dd, no root needed) and read back
 # in, in large folios. On this VM the kernel splits a cached file into single
 # 4 KiB pages within half an hour or so, and a mapped reader then spends about
-# twice the system time on it (BENCHMARKS.md); KEEP_CACHE=1 measures the
-# cache as it is. `bench/membw -folios FILE` reports the state (as root).
+# twice the system time on it (BENCHMARKS.md, "How to read these figures");
+# KEEP_CACHE=1 measures the cache as it is. `bench/membw -folios FILE`
+# reports the state (as root).
 if [ -z "${KEEP_CACHE:-}" ]; then
   dd if="$f" iflag=nocache count=0 status=none
 fi

@@ -9,7 +9,7 @@
 // starting, reading the file and checksumming it set on the machine, and
 // so whether a speed target is within reach of a decoder that reads the
 // file this way (the fastest way found on each machine so far:
-// BENCHMARKS.md) and checks every ICRC.
+// BENCHMARKS.md, "Decode") and checks every ICRC.
 //
 //	go build -o bench/out/floor ./bench/floor
 //	bench/out/floor bench/out/mixed.pcap

@@ -6,9 +6,9 @@
 // pass over a capture (bench/decode.sh): no decoder reads the file faster.
 // Then it measures what making those pages visible costs the kernel, on one
 // thread, three times each way: mapping every page of the file by reading
-// one byte every 64 KiB (a fault maps a 64 KiB block, as rocekit's reader
-// does since session 7) and by MADV_POPULATE_READ, 1 MiB at a time (its way
-// before), and unmapping them again (MADV_DONTNEED, which rocekit does
+// one byte every 64 KiB (a fault maps a 64 KiB block; rocekit's reader maps
+// pages this way) and by MADV_POPULATE_READ, 1 MiB at a time (for
+// comparison), and unmapping them again (MADV_DONTNEED, which rocekit does
 // behind the reader; exit or munmap would do the same work). Streaming a
 // mapped file costs at least the sum.
 //
@@ -31,8 +31,8 @@
 // of its pages sit in large folios (which the kernel maps and unmaps in
 // batches) and how many in single 4 KiB pages, from /proc/self/pagemap and
 // /proc/kpageflags (root only). A mapped reader spends about twice the
-// system time on a file held in single pages (BENCHMARKS.md), so
-// bench/decode.sh prints this beside its figures.
+// system time on a file held in single pages (BENCHMARKS.md, "How to read
+// these figures"), so bench/decode.sh prints this beside its figures.
 //
 //	go run ./bench/membw -folios bench/out/mixed.pcap
 package main
