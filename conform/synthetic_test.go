@@ -449,3 +449,36 @@ func TestTextAndJSON(t *testing.T) {
 		assert.NotEmpty(t, k.Rule(), k)
 	}
 }
+
+// TestSkippedReadKept: a READ the responder passed stays known however many
+// requests are acknowledged after it (acknowledged slots are otherwise
+// forgotten after 64): captured at the responder it is still a missing_ack
+// 100 SENDs later, and a retry answered that late still counts. Past 65536
+// later requests it is forgotten and counted outstanding.
+func TestSkippedReadKept(t *testing.T) {
+	opts := conform.Options{PMTU: 1024}
+	head := []pkt{
+		req(opcode.RCSendOnly, 10, 8, true), req(opcode.RCSendOnly, 12, 8, true), nak(11, aeth.PSNSequenceError, 1),
+		req(opcode.RCSendOnly, 11, 8, true), req(opcode.RCSendOnly, 12, 8, true), ack(12, 3),
+		read(13, 1024),
+	}
+	sends := func(n int) []pkt {
+		out := append([]pkt(nil), head...)
+		for i := uint32(0); i < uint32(n); i++ {
+			out = append(out, req(opcode.RCSendOnly, 14+i, 8, true), ack(14+i, 5+i))
+		}
+		return out
+	}
+	check(t, opts, sends(100), want(len(head), conform.MissingACK))
+	retried := append(sends(100), read(13, 1024), resp(opcode.RCRDMAReadResponseOnly, 13, unlimited, 4, 1024))
+	check(t, opts, retried)
+	assertOutstanding(t, opts, retried, 0, 0, 0)
+
+	fs, sum := run(t, opts, packet.RoCEv2IPv4, sends(1<<16+100))
+	assert.Empty(t, fs, dump(fs))
+	require.Len(t, sum.Connections, 1)
+	ch := sum.Connections[0].AtoB
+	assert.Equal(t, 1, ch.Outstanding)
+	assert.Equal(t, uint32(13), ch.OutstandingPSN)
+	assert.Equal(t, len(head), ch.OutstandingFrame)
+}
