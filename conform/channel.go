@@ -1239,10 +1239,6 @@ func (c *Checker) finish(fl *flow) {
 	if first == nil {
 		return
 	}
-	what := "READ"
-	if isAtomic(first.op) {
-		what = "atomic"
-	}
 	more := ""
 	if count > 1 {
 		more = fmt.Sprintf(" (nor %d later READs or atomics)", count-1)
@@ -1252,7 +1248,7 @@ func (c *Checker) finish(fl *flow) {
 		exp = fmt.Sprintf("READ responses up to PSN %s before any answer to a later PSN", psnStr(rc.AddPSN(first.end(), rc.PSNMask)))
 	}
 	c.report(first.frame, MissingACK, exp, fmt.Sprintf("an answer up to PSN %s at frame %d", psnStr(rc.AddPSN(ch.level, rc.PSNMask)), ch.levelFrame),
-		"%s %s at PSN %s was never answered%s, yet the responder went on to answer up to PSN %s (frame %d); the capture sits at the responder "+
+		"%s at PSN %s was never answered%s, yet the responder went on to answer up to PSN %s (frame %d); the capture sits at the responder "+
 			"(requests were lost before it, never after it), so no loss before the capture point explains the missing answer",
-		what, first.op, psnStr(first.psn), more, psnStr(rc.AddPSN(ch.level, rc.PSNMask)), ch.levelFrame)
+		first.op, psnStr(first.psn), more, psnStr(rc.AddPSN(ch.level, rc.PSNMask)), ch.levelFrame)
 }

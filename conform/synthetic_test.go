@@ -383,7 +383,7 @@ func TestMissingAnswerMidStream(t *testing.T) {
 	skipped := []pkt{read(13, 1024), req(opcode.RCSendOnly, 14, 8, true), ack(14, 5)}
 	fs := check(t, opts, then(atResponder, skipped...), want(len(atResponder)+1, conform.MissingACK))
 	assert.Equal(t, "READ responses up to PSN 0x00000d before any answer to a later PSN", fs[0].Expected)
-	assert.Contains(t, fs[0].Message, "READ RC_RDMA_READ_REQUEST at PSN 0x00000d was never answered, yet the responder went on to answer up to PSN 0x00000e (frame 9)")
+	assert.Contains(t, fs[0].Message, "RC_RDMA_READ_REQUEST at PSN 0x00000d was never answered, yet the responder went on to answer up to PSN 0x00000e (frame 9)")
 	assertOutstanding(t, opts, then(atResponder, skipped...), 0, 0, 0)
 	check(t, opts, then(atRequester, skipped...))
 	assertOutstanding(t, opts, then(atRequester, skipped...), 1, 13, len(atRequester)+1)
@@ -395,6 +395,12 @@ func TestMissingAnswerMidStream(t *testing.T) {
 		req(opcode.RCSendOnly, 15, 8, true), ack(15, 5)}
 	check(t, opts, then(atResponder, partial...), want(len(atResponder)+1, conform.MissingACK))
 	check(t, opts, then(noLoss, partial...))
+
+	// Two READs skipped: one finding, at the older.
+	two := []pkt{read(13, 1024), read(14, 1024), req(opcode.RCSendOnly, 15, 8, true), ack(15, 6)}
+	fs = check(t, opts, then(atResponder, two...), want(len(atResponder)+1, conform.MissingACK))
+	assert.Contains(t, fs[0].Message, "RC_RDMA_READ_REQUEST at PSN 0x00000d was never answered (nor 1 later READs or atomics)")
+	assertOutstanding(t, opts, then(atResponder, two...), 0, 0, 0)
 
 	// An atomic skipped the same way.
 	atom := []pkt{atomic(13), req(opcode.RCSendOnly, 14, 8, true), ack(14, 5)}

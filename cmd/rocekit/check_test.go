@@ -323,7 +323,7 @@ func TestCheckMissingAnswerMidStream(t *testing.T) {
 	}
 	code, out, _ := runCLI(t, "check", chkWriteCapture(t, append(head[:6:6], tail...)))
 	assert.Equal(t, 1, code, out)
-	assert.Contains(t, out, "frame 7: §5.2 missing_ack: READ RC_RDMA_READ_REQUEST at PSN 0x00000d was never answered, "+
+	assert.Contains(t, out, "frame 7: §5.2 missing_ack: RC_RDMA_READ_REQUEST at PSN 0x00000d was never answered, "+
 		"yet the responder went on to answer up to PSN 0x00000e (frame 9)")
 	assert.Contains(t, out, ": 1 finding (missing_ack 1)\n")
 
