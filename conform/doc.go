@@ -63,12 +63,13 @@
 // capture is outstanding: counted per channel in the Summary
 // (Channel.Outstanding, with the oldest such request), never a finding; a
 // connection in the Error state has none (its requests complete in error,
-// §5.10). A
-// SEND or WRITE is answered by an ACK or NAK for its PSN or any later one
-// (ACK coalescing, a NAK at PSN p acknowledging every PSN before p, §5.3,
-// §5.5); a READ by its last response; an atomic by its ATOMIC ACK. A later
-// ACK or response does not answer a READ or atomic: the requester treats
-// it as a retry condition (§5.3).
+// §5.10). A SEND or WRITE is answered by an ACK for its PSN or any later
+// one (ACK coalescing, §5.3), by a NAK for a later PSN (a NAK at PSN p
+// acknowledges every PSN before p; one at the request's own PSN asks for
+// it again, §5.5) or by a READ response or ATOMIC ACK for a later PSN
+// (implicit ACK, §5.3); a READ by its last response; an atomic by its
+// ATOMIC ACK. A later ACK or response does not answer a READ or atomic:
+// the requester treats it as a retry condition (§5.3).
 //
 // A missing answer is a finding (MissingACK) only when the capture proves
 // it, decided at Finish: a READ or atomic whose own answer never passed
