@@ -341,6 +341,10 @@ func TestOutstandingAtEnd(t *testing.T) {
 	pkts = append(pkts, req(opcode.RCSendOnly, 7, 1, true), nak(6, aeth.PSNSequenceError, 1))
 	check(t, conform.Options{}, pkts)
 	assertOutstanding(t, conform.Options{}, pkts, 2, 6, 2)
+	// A READ response for a later PSN answers an AckReq SEND (implicit ACK).
+	pkts = []pkt{req(opcode.RCSendOnly, 5, 1, true), read(6, 8), resp(opcode.RCRDMAReadResponseOnly, 6, unlimited, 2, 8)}
+	check(t, conform.Options{}, pkts)
+	assertOutstanding(t, conform.Options{}, pkts, 0, 0, 0)
 	// Requests without AckReq need no ACK.
 	pkts = []pkt{req(opcode.RCSendOnly, 5, 1, false)}
 	check(t, conform.Options{}, pkts)
