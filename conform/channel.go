@@ -1229,10 +1229,10 @@ func (c *Checker) finish(fl *flow) {
 				count++
 				continue
 			}
-		case !s.ackReq || readLike(s.op) || isAtomic(s.op):
+		case !s.ackReq || needsResponse(s.op):
 			continue // needs no answer, or got its own
 		case rc.DiffPSN(s.psn, ch.level) < 0:
-			continue // an ACK or NAK for it or a later PSN covers it (ACKs coalesce)
+			continue // an ACK for it or a later PSN, or a NAK or response for a later PSN, covers it
 		}
 		ch.noteOutstanding(s)
 	}
