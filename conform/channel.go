@@ -15,6 +15,11 @@ import (
 // point) can still be compared with the original.
 const keepAcked = 64
 
+// maxPinned bounds the slots a channel keeps behind a READ or atomic the
+// responder passed without answering (its retry may still be answered):
+// past it the request is forgotten and reported outstanding.
+const maxPinned = 1 << 16
+
 // channel is one requester's requests and the responder's answers to them:
 // the requests travel on the flow that owns the channel, the responses on
 // its peer.
@@ -74,6 +79,13 @@ type channel struct {
 	// Counts for the summary.
 	requests, newReqs, retrans, goBacks, missingPSNs int
 	acks, naks, rnrNAKs, readResps, atomicAcks       int
+
+	// Requests still awaiting their answer at the end of the capture (not
+	// findings), and the oldest of them: set by finish.
+	outstanding int
+	outPSN      uint32
+	outFrame    int
+	outOp       opcode.Opcode
 }
 
 // suspect is a go-back-N run that started after the level its requester
@@ -675,6 +687,12 @@ func (ch *channel) advance(lvl uint32, n int, nak bool) {
 		if f.open() || rc.DiffPSN(f.end(), ch.level) > 0 || rc.DiffPSN(ch.slots.at(keepAcked).end(), ch.level) > 0 {
 			return
 		}
+		if f.unanswered() {
+			if ch.slots.len() <= maxPinned {
+				return // its answer may still come (a retry, a replay)
+			}
+			ch.noteOutstanding(f) // forgotten unanswered: outstanding for good
+		}
 		ch.evicted = f.end()
 		if ch.msnKnown && rc.DiffPSN(ch.msnCur, ch.evicted) < 0 {
 			ch.msnKnown = false
@@ -879,6 +897,7 @@ func (c *Checker) atomicAck(fl, peer *flow, n int, p *packet.Packet) {
 			"ATOMIC ACK with PSN %s, which no CmpSwap or FetchAdd request carries", psnStr(q))
 		return
 	}
+	ch.slots.at(i).atomicAcked = true // answered (any fault in the answer is reported below)
 	if why := ch.unreached(rc.AddPSN(q, 1)); why != "" {
 		c.report(n, ACKPSN, fmt.Sprintf("an answer to a PSN before %s", psnStr(ch.contig)), "ATOMIC ACK PSN "+psnStr(q),
 			"ATOMIC ACK for PSN %s, but %s", psnStr(q), why)
@@ -1127,9 +1146,50 @@ func (ch *channel) countTo(lvl uint32) bool {
 	return true
 }
 
+// unanswered: a READ (FLUSH, ATOMIC WRITE) or atomic whose own answer the
+// capture never showed. No ACK stands for it: a later response does not
+// complete it (§5.3), a READ's last response does (a READ whose responses
+// drew a finding counts as answered).
+func (s *slot) unanswered() bool {
+	switch {
+	case readLike(s.op):
+		return !s.respDone && !s.respBad
+	case isAtomic(s.op):
+		return !s.atomicAcked
+	}
+	return false
+}
+
+// passedBy reports whether the responder answered a PSN after the
+// unanswered READ or atomic s: level reaches past every PSN s reserved. The
+// responder works in PSN order (§5.4: its expected PSN passes a READ only
+// after the READ's last response is generated), so it had answered s by
+// then.
+func (ch *channel) passedBy(s *slot) bool {
+	return rc.DiffPSN(ch.level, rc.AddPSN(s.psn, s.cover())) >= 0
+}
+
+// atResponder reports whether the capture is known to sit at the
+// responder of the channel: requests were seen lost before the capture
+// point (a PSN skipped) and never after it (no PSN sequence NAK for a PSN
+// the capture saw in order). Nothing the responder sends can then be lost
+// before the capture point.
+func (ch *channel) atResponder() bool { return ch.lossBeforeTap && !ch.lossAfterTap }
+
+// noteOutstanding counts s as a request awaiting its answer at the end of
+// the capture.
+func (ch *channel) noteOutstanding(s *slot) {
+	if ch.outstanding == 0 || rc.DiffPSN(s.psn, ch.outPSN) < 0 {
+		ch.outPSN, ch.outFrame, ch.outOp = s.psn, s.frame, s.op
+	}
+	ch.outstanding++
+}
+
 // finish reports the go-back-N runs that started too late, if the capture
-// sits at the requester (§5.5), and the requests of fl that need an answer
-// and got none by the end of the capture (§5.2).
+// sits at the requester (§5.5), and the READs and atomics the responder
+// passed without answering, if the capture sits at the responder (§5.3,
+// §5.4); every other request still awaiting its answer is outstanding, not
+// a finding.
 func (c *Checker) finish(fl *flow) {
 	ch := &fl.req
 	c.cur = fl
@@ -1152,52 +1212,43 @@ func (c *Checker) finish(fl *flow) {
 		}
 	}
 	if !ch.started || fl.errFrame != 0 || fl.peer != nil && fl.peer.errFrame != 0 {
+		// In the Error state every request completes in error (§5.10).
+		ch.outstanding = 0
 		return
 	}
 	var first *slot
 	count := 0
 	for i := 0; i < ch.slots.len(); i++ {
 		s := ch.slots.at(i)
-		if !s.ackReq && !needsResponse(s.op) {
-			continue
-		}
-		var open bool
-		if readLike(s.op) {
-			open = !s.respDone && (!s.spanKnown || rc.DiffPSN(s.end(), ch.level) > 0)
-		} else {
-			open = rc.DiffPSN(s.psn, ch.level) >= 0
-		}
-		if open {
-			if first == nil {
-				first = s
+		switch {
+		case s.unanswered():
+			if ch.passedBy(s) && ch.atResponder() {
+				if first == nil {
+					first = s
+				}
+				count++
+				continue
 			}
-			count++
+		case !s.ackReq || needsResponse(s.op):
+			continue // needs no answer, or got its own
+		case rc.DiffPSN(s.psn, ch.level) < 0:
+			continue // an ACK for it or a later PSN, or a NAK or response for a later PSN, covers it
 		}
+		ch.noteOutstanding(s)
 	}
 	if first == nil {
 		return
 	}
-	what := "AckReq request"
-	if needsResponse(first.op) {
-		what = "request"
-	}
 	more := ""
 	if count > 1 {
-		more = fmt.Sprintf(" (nor %d later ones)", count-1)
+		more = fmt.Sprintf(" (nor %d later READs or atomics)", count-1)
 	}
-	last := "nothing answered any request"
-	if ch.levelFrame != 0 {
-		last = fmt.Sprintf("the last response (frame %d) covers PSNs before %s", ch.levelFrame, psnStr(ch.level))
+	exp := "an ATOMIC ACK with PSN " + psnStr(first.psn) + " before any answer to a later PSN"
+	if readLike(first.op) {
+		exp = fmt.Sprintf("READ responses up to PSN %s before any answer to a later PSN", psnStr(rc.AddPSN(first.end(), rc.PSNMask)))
 	}
-	exp := fmt.Sprintf("an ACK or NAK with PSN %s or later (ACKs coalesce)", psnStr(first.psn))
-	switch {
-	case readLike(first.op) && first.spanKnown:
-		exp = fmt.Sprintf("READ responses up to PSN %s", psnStr(rc.AddPSN(first.end(), rc.PSNMask)))
-	case readLike(first.op):
-		exp = fmt.Sprintf("%d to %d READ responses (the PMTU is unknown)", first.spanLo, first.spanHi)
-	case isAtomic(first.op):
-		exp = "an ATOMIC ACK with PSN " + psnStr(first.psn)
-	}
-	c.report(first.frame, MissingACK, exp, fmt.Sprintf("no response by the end of the capture (frame %d)", c.lastFrame),
-		"%s %s at PSN %s was never answered%s: %s", what, first.op, psnStr(first.psn), more, last)
+	c.report(first.frame, MissingACK, exp, fmt.Sprintf("an answer up to PSN %s at frame %d", psnStr(rc.AddPSN(ch.level, rc.PSNMask)), ch.levelFrame),
+		"%s at PSN %s was never answered%s, yet the responder went on to answer up to PSN %s (frame %d); the capture sits at the responder "+
+			"(requests were lost before it, never after it), so no loss before the capture point explains the missing answer",
+		first.op, psnStr(first.psn), more, psnStr(rc.AddPSN(ch.level, rc.PSNMask)), ch.levelFrame)
 }

@@ -55,9 +55,36 @@
 // (a PSN sequence NAK for a PSN the capture saw in order) and never before it
 // (no PSN skipped). Findings of this kind come from Finish, not Frame.
 //
-// At the end of the capture, every request that needed an answer (AckReq,
-// or a READ or atomic) and got none is a MissingACK. A capture that simply
-// stops before the last ACK shows one too: it is a fact about the file.
+// # Missing and outstanding answers
+//
+// A capture is a window: its end proves nothing about the requests still
+// awaiting an answer. Every request that needs one (AckReq, or a READ,
+// FLUSH, ATOMIC WRITE or atomic, §5.2) and has none at the end of the
+// capture is outstanding: counted per channel in the Summary
+// (Channel.Outstanding, with the oldest such request), never a finding; a
+// connection in the Error state has none (its requests complete in error,
+// §5.10). A SEND or WRITE is answered by an ACK for its PSN or any later
+// one (ACK coalescing, §5.3), by a NAK for a later PSN (a NAK at PSN p
+// acknowledges every PSN before p; one at the request's own PSN asks for
+// it again, §5.5) or by a READ response or ATOMIC ACK for a later PSN
+// (implicit ACK, §5.3); a READ by its last response; an atomic by its
+// ATOMIC ACK. A later ACK or response does not answer a READ or atomic:
+// the requester treats it as a retry condition (§5.3).
+//
+// A missing answer is a finding (MissingACK) only when the capture proves
+// it, decided at Finish: a READ or atomic whose own answer never passed
+// the capture point while the responder answered a later PSN (an ACK for a
+// PSN at or past the request's last reserved PSN, a NAK naming a PSN past
+// it, a response to a later READ or atomic). The responder works in PSN
+// order and moves its expected PSN past a READ only once the READ's last
+// response is generated (§5.4), so it had answered the request by then.
+// Those answers may still have been lost before the capture point: the
+// finding needs the capture to be known to sit at the responder, where
+// nothing the responder sends is lost before it: requests of the channel
+// were seen lost before the capture point (a PSN skipped) and never after
+// it (no PSN sequence NAK for a PSN the capture saw in order). Elsewhere
+// such a request stays outstanding. A SEND or WRITE never makes this
+// finding: a later ACK covers it.
 //
 // A fatal NAK (invalid request, remote access or remote operational
 // error) moves the connection to the Error state (§5.10): later packets of

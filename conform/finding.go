@@ -67,9 +67,15 @@ const (
 	// ACKPSN: an ACK (or ATOMIC ACK) whose PSN the responder cannot have
 	// reached, or that goes back before a PSN already acknowledged (§5.3).
 	ACKPSN Kind = "ack_psn"
-	// MissingACK: a request with AckReq (or a READ or atomic, which always
-	// need a response) that no ACK, NAK or response covered by the end of
-	// the capture; ACK coalescing is legal, so a later ACK covers it (§5.2).
+	// MissingACK: a READ (FLUSH, ATOMIC WRITE) or atomic, which always gets
+	// its own response (§5.2), that the responder passed without answering:
+	// it answered a later PSN, which it does only after answering this one
+	// (§5.4), yet the request's responses never passed the capture point,
+	// and the capture is known to sit at the responder, so no loss before it
+	// explains that. A later ACK covers an earlier SEND or WRITE (ACK
+	// coalescing, §5.3) but never a READ or atomic. A request still awaiting
+	// its answer when the capture ends is no finding: Channel.Outstanding
+	// counts it. Decided at Finish.
 	MissingACK Kind = "missing_ack"
 	// ReadResponse: READ responses that do not match their request: wrong
 	// position (First/Middle/Last/Only) for the PSN, more or fewer responses

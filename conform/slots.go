@@ -54,6 +54,8 @@ type slot struct {
 	respBad     bool // a finding was reported: no more for this READ
 	replayAt    uint32
 	replaySet   bool // a re-request asked for responses from replayAt
+
+	atomicAcked bool // an atomic's ATOMIC ACK was seen
 }
 
 // end is the PSN after the slot's range (tentative for a READ of unknown N).

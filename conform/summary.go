@@ -14,6 +14,10 @@ type Summary struct {
 	IBFrames int // frames carrying an IB transport packet
 	RCFrames int // RC packets checked
 	Findings int
+	// Outstanding counts the requests still awaiting their answer at the
+	// end of the capture, over every connection (Channel.Outstanding): not
+	// findings.
+	Outstanding int
 	// Counts has one entry per kind, in Kinds order (zero counts
 	// included).
 	Counts      []KindCount
@@ -63,6 +67,16 @@ type Channel struct {
 	RNRNAKs       int
 	ReadResponses int
 	AtomicACKs    int
+	// Outstanding counts the requests still awaiting their answer when the
+	// capture ends: an AckReq request no ACK or NAK covers, a READ (FLUSH,
+	// ATOMIC WRITE) without its last response, an atomic without its ATOMIC
+	// ACK. A capture is a window: these are not findings. The oldest of
+	// them (lowest PSN) has OutstandingPSN and was first captured at
+	// OutstandingFrame (0 when none is outstanding).
+	Outstanding      int
+	OutstandingPSN   uint32
+	OutstandingFrame int
+	OutstandingOp    string
 }
 
 func (ch *channel) summary() Channel {
@@ -70,7 +84,15 @@ func (ch *channel) summary() Channel {
 		Started: ch.started, FirstPSN: ch.first, NextPSN: ch.frontier, AckedPSN: ch.level,
 		Requests: ch.requests, Retransmitted: ch.retrans, GoBacks: ch.goBacks, MissingPSNs: ch.missingPSNs,
 		ACKs: ch.acks, NAKs: ch.naks, RNRNAKs: ch.rnrNAKs, ReadResponses: ch.readResps, AtomicACKs: ch.atomicAcks,
+		Outstanding: ch.outstanding, OutstandingPSN: ch.outPSN, OutstandingFrame: ch.outFrame, OutstandingOp: outOpName(ch),
 	}
+}
+
+func outOpName(ch *channel) string {
+	if ch.outstanding == 0 {
+		return ""
+	}
+	return ch.outOp.String()
 }
 
 // conns groups the RC flows into connections, numbered in order of first
@@ -113,8 +135,9 @@ func (c *Checker) conns() ([]Connection, map[*flow]int) {
 	return out, num
 }
 
-// Finish ends the capture: it reports the requests that never got the
-// answer they needed (MissingACK) and appends those findings to dst.
+// Finish ends the capture: it decides the findings only the whole capture
+// proves (BadRetransmission, MissingACK), appends them to dst, and counts
+// the requests outstanding at its end (Channel.Outstanding).
 // Frame must not be called after Finish.
 func (c *Checker) Finish(dst []Finding) []Finding {
 	if c.finished {
@@ -151,14 +174,18 @@ func (c *Checker) Summary() Summary {
 		s.Counts = append(s.Counts, KindCount{k, c.counts[k]})
 	}
 	s.Connections, _ = c.conns()
+	for i := range s.Connections {
+		s.Outstanding += s.Connections[i].AtoB.Outstanding + s.Connections[i].BtoA.Outstanding
+	}
 	return s
 }
 
 // AppendText appends the summary as text: one line per connection, then a
-// total line.
+// total line. Requests outstanding at the end of the capture are named per
+// channel and counted on the total line (only when there are any).
 //
-//	connection 1: 192.168.1.1 QP 0x000011 <-> 192.168.1.2 QP 0x000022, RoCEv2/IPv4, paired by psn, PMTU 1024 (packets), frames 1-40, 40 packets: a->b 20 requests (0 retransmitted), b->a 0 requests; 0 findings
-//	12 frames, 7 RC packets, 1 connection: 0 findings
+//	connection 1: 192.168.1.1 QP 0x000011 <-> 192.168.1.2 QP 0x000022, RoCEv2/IPv4, paired by psn, PMTU 1024 (packets), frames 1-40, 40 packets: a->b 20 requests (0 retransmitted, 1 outstanding from RC_SEND_ONLY PSN 0x000013 at frame 40), b->a 0 requests; 0 findings
+//	40 frames, 40 RC packets, 1 connection: 0 findings; 1 request outstanding at the end of the capture
 func (s *Summary) AppendText(b []byte) []byte {
 	for i := range s.Connections {
 		cn := &s.Connections[i]
@@ -228,6 +255,11 @@ func (s *Summary) AppendText(b []byte) []byte {
 	if !first {
 		b = append(b, ')')
 	}
+	if s.Outstanding > 0 {
+		b = append(b, "; "...)
+		b = appendCount(b, s.Outstanding, "request")
+		b = append(b, " outstanding at the end of the capture"...)
+	}
 	return append(b, '\n')
 }
 
@@ -263,27 +295,41 @@ func appendChannel(b []byte, ch *Channel) []byte {
 	if ch.Requests > 0 {
 		b = append(b, " ("...)
 		b = strconv.AppendInt(b, int64(ch.Retransmitted), 10)
-		b = append(b, " retransmitted)"...)
+		b = append(b, " retransmitted"...)
+		if ch.Outstanding > 0 {
+			b = append(b, ", "...)
+			b = strconv.AppendInt(b, int64(ch.Outstanding), 10)
+			b = append(b, " outstanding from "...)
+			b = append(b, ch.OutstandingOp...)
+			b = append(b, " PSN 0x"...)
+			b = appendHex(b, uint64(ch.OutstandingPSN), 6)
+			b = append(b, " at frame "...)
+			b = strconv.AppendInt(b, int64(ch.OutstandingFrame), 10)
+		}
+		b = append(b, ')')
 	}
 	return b
 }
 
 // AppendJSON appends the summary as one JSON object (no newline), keys in
 // this order: "type" ("summary"), "frames", "ib_frames", "rc_frames",
-// "findings", "counts" (an object with every kind of Kinds as key, in that
+// "findings", "outstanding", "counts" (an object with every kind of Kinds as key, in that
 // order), "connections" (an array of objects with "connection", "encap",
 // "a", "qp_a", "b", "qp_b", "paired_by", "pmtu", "pmtu_from",
 // "first_frame", "last_frame", "packets", "findings", "error_frame",
 // "a_to_b", "b_to_a"; each channel an object with "started", "first_psn",
 // "next_psn", "acked_psn", "requests", "retransmitted", "go_backs",
 // "missing_psns", "acks", "naks", "rnr_naks", "read_responses",
-// "atomic_acks").
+// "atomic_acks", "outstanding", "outstanding_psn", "outstanding_frame",
+// "outstanding_op"; the last three name the oldest outstanding request, 0
+// and "" when none).
 func (s *Summary) AppendJSON(b []byte) []byte {
 	b = append(b, `{"type":"summary"`...)
 	b = appendKV(b, "frames", s.Frames)
 	b = appendKV(b, "ib_frames", s.IBFrames)
 	b = appendKV(b, "rc_frames", s.RCFrames)
 	b = appendKV(b, "findings", s.Findings)
+	b = appendKV(b, "outstanding", s.Outstanding)
 	b = append(b, `,"counts":{`...)
 	for i, kc := range s.Counts {
 		if i > 0 {
@@ -343,6 +389,11 @@ func (ch *Channel) appendJSON(b []byte) []byte {
 	b = appendKV(b, "rnr_naks", ch.RNRNAKs)
 	b = appendKV(b, "read_responses", ch.ReadResponses)
 	b = appendKV(b, "atomic_acks", ch.AtomicACKs)
+	b = appendKV(b, "outstanding", ch.Outstanding)
+	b = appendKV(b, "outstanding_psn", int(ch.OutstandingPSN&rc.PSNMask))
+	b = appendKV(b, "outstanding_frame", ch.OutstandingFrame)
+	b = append(b, `,"outstanding_op":`...)
+	b = jsonw.AppendString(b, ch.OutstandingOp)
 	return append(b, '}')
 }
 

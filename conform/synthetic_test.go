@@ -134,9 +134,12 @@ func TestNAKPSNAndCode(t *testing.T) {
 	}
 	// A NAK invalid request for a request that never passed the capture
 	// point (PSN 11 missing, 12 seen): only a sequence error can name 11.
-	check(t, conform.Options{}, []pkt{
+	pkts := []pkt{
 		req(opcode.RCSendOnly, 10, 8, true), req(opcode.RCSendOnly, 12, 8, true), ack(10, 1), nak(11, aeth.InvalidRequest, 1),
-	}, want(2, conform.MissingACK), want(4, conform.NAKCode)) // the NAK is not fatal then: 12 still needs its ACK
+	}
+	check(t, conform.Options{}, pkts, want(4, conform.NAKCode))
+	// The NAK is not fatal then: 12 still awaits its ACK.
+	assertOutstanding(t, conform.Options{}, pkts, 1, 12, 2)
 	// The same NAK for a request seen: the responder may have judged it,
 	// and the connection fails (nothing after is checked or missing).
 	fs, sum := run(t, conform.Options{}, packet.RoCEv2IPv4, four(nak(11, aeth.RemoteAccessError, 1)))
@@ -157,14 +160,14 @@ func TestPSNReuse(t *testing.T) {
 // TestReadPSNReservation: a READ of 4096 bytes at PMTU 1024 reserves PSNs
 // 20-23; a SEND at 22 reuses one (§5.3). With the PMTU unknown when the
 // SEND comes, the finding waits until a READ response teaches it, and names
-// the SEND's frame. (The READ, never fully answered, is also reported.)
+// the SEND's frame. (The READ, never fully answered, stays outstanding.)
 func TestReadPSNReservation(t *testing.T) {
 	check(t, conform.Options{PMTU: 1024}, []pkt{read(20, 4096), req(opcode.RCSendOnly, 22, 8, true)},
-		want(1, conform.MissingACK), want(2, conform.ReadPSNReservation))
+		want(2, conform.ReadPSNReservation))
 	check(t, conform.Options{}, []pkt{
 		read(20, 4096), req(opcode.RCSendOnly, 22, 8, true),
 		resp(opcode.RCRDMAReadResponseFirst, 20, unlimited, 1, 1024),
-	}, want(1, conform.MissingACK), want(2, conform.ReadPSNReservation))
+	}, want(2, conform.ReadPSNReservation))
 	// Right after the READ's 4 PSNs: fine, and the PMTU comes from the
 	// spacing once the responses confirm it.
 	check(t, conform.Options{}, []pkt{
@@ -249,7 +252,7 @@ func TestOpcodeSequence(t *testing.T) {
 		ack(2, 1),
 		req(opcode.RCSendFirst, 3, 1024, false),
 		req(opcode.RCSendLast, 5, 10, true), // PSN 4 lost before the capture point
-	}, want(5, conform.MissingACK))
+	})
 	// ... and when the gap is filled, the pair is judged.
 	check(t, conform.Options{}, []pkt{
 		req(opcode.RCSendOnly, 1, 10, true),
@@ -265,7 +268,7 @@ func TestPayloadSizes(t *testing.T) {
 	check(t, conform.Options{PMTU: 256}, []pkt{req(opcode.RCSendOnly, 1, 300, true), ack(1, 1)},
 		want(1, conform.PayloadSize), want(2, conform.NAKCode))
 	check(t, conform.Options{}, []pkt{req(opcode.RCSendFirst, 1, 256, false), req(opcode.RCSendLast, 2, 0, true)},
-		want(2, conform.PayloadSize), want(2, conform.MissingACK))
+		want(2, conform.PayloadSize))
 	// A WRITE whose packets do not add up to its RETH length.
 	check(t, conform.Options{}, []pkt{
 		write(opcode.RCRDMAWriteFirst, 1, 512, 1100, false),
@@ -289,7 +292,7 @@ func TestPadCount(t *testing.T) {
 	// 18 payload bytes with PadCnt 0: 18 bytes, not a multiple of 4.
 	p := req(opcode.RCSendOnly, 1, 18, true)
 	p.f.BTH.PadCnt = 0
-	check(t, conform.Options{}, []pkt{p}, want(1, conform.PadCount), want(1, conform.MissingACK))
+	check(t, conform.Options{}, []pkt{p}, want(1, conform.PadCount))
 	// Pad on a First.
 	p = req(opcode.RCSendFirst, 1, 252, false)
 	p.f.BTH.PadCnt = 1
@@ -306,20 +309,123 @@ func TestPadCount(t *testing.T) {
 	check(t, conform.Options{}, []pkt{read(1, 10), r}, want(2, conform.PadCount))
 }
 
-// TestMissingACKRead: a READ never answered, and one answered in part.
-func TestMissingACKRead(t *testing.T) {
-	fs := check(t, conform.Options{PMTU: 1024}, []pkt{
-		read(20, 4096),
-		resp(opcode.RCRDMAReadResponseFirst, 20, unlimited, 1, 1024),
-	}, want(1, conform.MissingACK))
-	assert.Equal(t, "READ responses up to PSN 0x000017", fs[0].Expected)
-	// An AckReq SEND with no ACK at all, then a second one: one finding, at
-	// the oldest.
-	fs = check(t, conform.Options{}, []pkt{req(opcode.RCSendOnly, 5, 1, true), req(opcode.RCSendOnly, 6, 1, true)},
-		want(1, conform.MissingACK))
-	assert.Contains(t, fs[0].Message, "nor 1 later ones")
+// assertOutstanding checks what the summary of a one-connection stream says
+// is outstanding from A to B at its end: how many requests, and the PSN and
+// frame of the oldest.
+func assertOutstanding(t *testing.T, opts conform.Options, pkts []pkt, n int, psn uint32, frame int) conform.Channel {
+	t.Helper()
+	_, sum := run(t, opts, packet.RoCEv2IPv4, pkts)
+	require.Len(t, sum.Connections, 1, describe(pkts))
+	ch := sum.Connections[0].AtoB
+	assert.Equal(t, n, ch.Outstanding, describe(pkts))
+	assert.Equal(t, psn, ch.OutstandingPSN, describe(pkts))
+	assert.Equal(t, frame, ch.OutstandingFrame, describe(pkts))
+	assert.Equal(t, n, sum.Outstanding)
+	return ch
+}
+
+// TestOutstandingAtEnd: requests still awaiting their answer when the
+// capture ends are outstanding, not findings: a capture is a window.
+func TestOutstandingAtEnd(t *testing.T) {
+	// A READ answered in part.
+	pkts := []pkt{read(20, 4096), resp(opcode.RCRDMAReadResponseFirst, 20, unlimited, 1, 1024)}
+	check(t, conform.Options{PMTU: 1024}, pkts)
+	ch := assertOutstanding(t, conform.Options{PMTU: 1024}, pkts, 1, 20, 1)
+	assert.Equal(t, "RC_RDMA_READ_REQUEST", ch.OutstandingOp)
+	// Two AckReq SENDs with no ACK at all.
+	pkts = []pkt{req(opcode.RCSendOnly, 5, 1, true), req(opcode.RCSendOnly, 6, 1, true)}
+	check(t, conform.Options{}, pkts)
+	assertOutstanding(t, conform.Options{}, pkts, 2, 5, 1)
+	// A third; a NAK naming the second covers the first (§5.5): the second
+	// awaits its resend, the third its ACK.
+	pkts = append(pkts, req(opcode.RCSendOnly, 7, 1, true), nak(6, aeth.PSNSequenceError, 1))
+	check(t, conform.Options{}, pkts)
+	assertOutstanding(t, conform.Options{}, pkts, 2, 6, 2)
+	// A READ response for a later PSN answers an AckReq SEND (implicit ACK).
+	pkts = []pkt{req(opcode.RCSendOnly, 5, 1, true), read(6, 8), resp(opcode.RCRDMAReadResponseOnly, 6, unlimited, 2, 8)}
+	check(t, conform.Options{}, pkts)
+	assertOutstanding(t, conform.Options{}, pkts, 0, 0, 0)
 	// Requests without AckReq need no ACK.
-	check(t, conform.Options{}, []pkt{req(opcode.RCSendOnly, 5, 1, false)})
+	pkts = []pkt{req(opcode.RCSendOnly, 5, 1, false)}
+	check(t, conform.Options{}, pkts)
+	assertOutstanding(t, conform.Options{}, pkts, 0, 0, 0)
+	// A connection in the Error state has nothing outstanding (§5.10).
+	pkts = []pkt{req(opcode.RCSendOnly, 5, 1, true), req(opcode.RCSendOnly, 6, 1, true), nak(5, aeth.RemoteAccessError, 0)}
+	check(t, conform.Options{}, pkts)
+	assertOutstanding(t, conform.Options{}, pkts, 0, 0, 0)
+}
+
+func atomic(psn uint32) pkt {
+	p := req(opcode.RCFetchAdd, psn, 0, true)
+	p.f.AtomicETH.VA, p.f.AtomicETH.RKey, p.f.AtomicETH.SwapAdd = 0x30000, 0x79, 1
+	return p
+}
+
+// TestMissingAnswerMidStream: the responder answers a PSN after a READ (or
+// atomic) whose own responses never pass the capture point. Captured at
+// the responder (PSN 11 is lost before the capture point and NAKed, never
+// seen: nothing is seen lost after it), nothing the responder sent can have
+// been lost before it: a missing_ack at the READ (§5.2, §5.4). Captured at
+// the requester (11 seen, then NAKed: lost after the capture point), or
+// with no loss at all, the responses may have been lost before the capture
+// point: the READ stays outstanding.
+func TestMissingAnswerMidStream(t *testing.T) {
+	opts := conform.Options{PMTU: 1024}
+	// Requests 10-12 with 11 lost; the go-back; 12 ACKed.
+	atResponder := []pkt{
+		req(opcode.RCSendOnly, 10, 8, true), req(opcode.RCSendOnly, 12, 8, true), nak(11, aeth.PSNSequenceError, 1),
+		req(opcode.RCSendOnly, 11, 8, true), req(opcode.RCSendOnly, 12, 8, true), ack(12, 3),
+	}
+	atRequester := []pkt{
+		req(opcode.RCSendOnly, 10, 8, true), req(opcode.RCSendOnly, 11, 8, true), req(opcode.RCSendOnly, 12, 8, true),
+		nak(11, aeth.PSNSequenceError, 1), req(opcode.RCSendOnly, 11, 8, true), req(opcode.RCSendOnly, 12, 8, true), ack(12, 3),
+	}
+	noLoss := []pkt{req(opcode.RCSendOnly, 10, 8, true), req(opcode.RCSendOnly, 11, 8, true), req(opcode.RCSendOnly, 12, 8, true), ack(12, 3)}
+	then := func(head []pkt, tail ...pkt) []pkt { return append(append([]pkt(nil), head...), tail...) }
+
+	// The READ at 13 (one PSN) is skipped: the SEND at 14 is ACKed.
+	skipped := []pkt{read(13, 1024), req(opcode.RCSendOnly, 14, 8, true), ack(14, 5)}
+	fs := check(t, opts, then(atResponder, skipped...), want(len(atResponder)+1, conform.MissingACK))
+	assert.Equal(t, "READ responses up to PSN 0x00000d before any answer to a later PSN", fs[0].Expected)
+	assert.Contains(t, fs[0].Message, "RC_RDMA_READ_REQUEST at PSN 0x00000d was never answered, yet the responder went on to answer up to PSN 0x00000e (frame 9)")
+	assertOutstanding(t, opts, then(atResponder, skipped...), 0, 0, 0)
+	check(t, opts, then(atRequester, skipped...))
+	assertOutstanding(t, opts, then(atRequester, skipped...), 1, 13, len(atRequester)+1)
+	check(t, opts, then(noLoss, skipped...))
+	assertOutstanding(t, opts, then(noLoss, skipped...), 1, 13, len(noLoss)+1)
+
+	// Answered in part (First of 2), then the SEND after it ACKed.
+	partial := []pkt{read(13, 2048), resp(opcode.RCRDMAReadResponseFirst, 13, unlimited, 4, 1024),
+		req(opcode.RCSendOnly, 15, 8, true), ack(15, 5)}
+	check(t, opts, then(atResponder, partial...), want(len(atResponder)+1, conform.MissingACK))
+	check(t, opts, then(noLoss, partial...))
+
+	// Two READs skipped: one finding, at the older.
+	two := []pkt{read(13, 1024), read(14, 1024), req(opcode.RCSendOnly, 15, 8, true), ack(15, 6)}
+	fs = check(t, opts, then(atResponder, two...), want(len(atResponder)+1, conform.MissingACK))
+	assert.Contains(t, fs[0].Message, "RC_RDMA_READ_REQUEST at PSN 0x00000d was never answered (nor 1 later READs or atomics)")
+	assertOutstanding(t, opts, then(atResponder, two...), 0, 0, 0)
+
+	// An atomic skipped the same way.
+	atom := []pkt{atomic(13), req(opcode.RCSendOnly, 14, 8, true), ack(14, 5)}
+	fs = check(t, opts, then(atResponder, atom...), want(len(atResponder)+1, conform.MissingACK))
+	assert.Equal(t, "an ATOMIC ACK with PSN 0x00000d before any answer to a later PSN", fs[0].Expected)
+	check(t, opts, then(noLoss, atom...))
+
+	// Not findings at the responder: an ACK dropped mid-stream (the later
+	// ACK covers its SEND: ACKs coalesce), a READ and an atomic answered,
+	// and a READ retried and answered after the responder passed it.
+	clean := [][]pkt{
+		{req(opcode.RCSendOnly, 13, 8, true), req(opcode.RCSendOnly, 14, 8, true), ack(14, 5)},
+		{read(13, 1024), resp(opcode.RCRDMAReadResponseOnly, 13, unlimited, 4, 1024), req(opcode.RCSendOnly, 14, 8, true), ack(14, 5)},
+		{atomic(13), resp(opcode.RCAtomicAcknowledge, 13, unlimited, 4, 0), req(opcode.RCSendOnly, 14, 8, true), ack(14, 5)},
+		{read(13, 1024), req(opcode.RCSendOnly, 14, 8, true), ack(14, 5), read(13, 1024),
+			resp(opcode.RCRDMAReadResponseOnly, 13, unlimited, 4, 1024), req(opcode.RCSendOnly, 14, 8, true), ack(14, 5)},
+	}
+	for _, tail := range clean {
+		check(t, opts, then(atResponder, tail...))
+		assertOutstanding(t, opts, then(atResponder, tail...), 0, 0, 0)
+	}
 }
 
 func TestMalformedAndVCRC(t *testing.T) {
@@ -352,4 +458,37 @@ func TestTextAndJSON(t *testing.T) {
 	for _, k := range conform.Kinds {
 		assert.NotEmpty(t, k.Rule(), k)
 	}
+}
+
+// TestSkippedReadKept: a READ the responder passed stays known however many
+// requests are acknowledged after it (acknowledged slots are otherwise
+// forgotten after 64): captured at the responder it is still a missing_ack
+// 100 SENDs later, and a retry answered that late still counts. Past 65536
+// later requests it is forgotten and counted outstanding.
+func TestSkippedReadKept(t *testing.T) {
+	opts := conform.Options{PMTU: 1024}
+	head := []pkt{
+		req(opcode.RCSendOnly, 10, 8, true), req(opcode.RCSendOnly, 12, 8, true), nak(11, aeth.PSNSequenceError, 1),
+		req(opcode.RCSendOnly, 11, 8, true), req(opcode.RCSendOnly, 12, 8, true), ack(12, 3),
+		read(13, 1024),
+	}
+	sends := func(n int) []pkt {
+		out := append([]pkt(nil), head...)
+		for i := uint32(0); i < uint32(n); i++ {
+			out = append(out, req(opcode.RCSendOnly, 14+i, 8, true), ack(14+i, 5+i))
+		}
+		return out
+	}
+	check(t, opts, sends(100), want(len(head), conform.MissingACK))
+	retried := append(sends(100), read(13, 1024), resp(opcode.RCRDMAReadResponseOnly, 13, unlimited, 4, 1024))
+	check(t, opts, retried)
+	assertOutstanding(t, opts, retried, 0, 0, 0)
+
+	fs, sum := run(t, opts, packet.RoCEv2IPv4, sends(1<<16+100))
+	assert.Empty(t, fs, dump(fs))
+	require.Len(t, sum.Connections, 1)
+	ch := sum.Connections[0].AtoB
+	assert.Equal(t, 1, ch.Outstanding)
+	assert.Equal(t, uint32(13), ch.OutstandingPSN)
+	assert.Equal(t, len(head), ch.OutstandingFrame)
 }

@@ -22,16 +22,29 @@ then one summary line per connection and a total. Connections are learnt
 from CM REQ/REP exchanges, else by pairing responses with the requests whose
 PSNs they name. Several files are checked one by one.
 
+A capture is a window: a request still awaiting its answer when the capture
+ends (an AckReq request no ACK or NAK covers, a READ without its last
+response, an atomic without its ATOMIC ACK) is outstanding, not a finding.
+The summary line of its connection names the oldest per direction ("1
+outstanding from OPCODE PSN 0x... at frame N") and the total line counts
+them. A missing answer is a finding (missing_ack) only when the capture
+proves it: the responder answered a later PSN while a READ or atomic before
+it never got its own response (§5.4: the responder answers in PSN order; a
+later ACK covers an earlier SEND or WRITE, ACKs coalesce), and the capture
+is known to sit at the responder (requests were seen lost before it, never
+after it), so no loss before the capture point explains the missing answer.
+
 With --format json each finding is one JSON object per line, keys in this
 order: type ("finding"), file, frame, rule, kind, message, expected, got,
 connection (its number in the summary, 0 for none). Then one object per file:
-type ("summary"), file, frames, ib_frames, rc_frames, findings, counts (every
-kind, in the order below), connections (connection, encap, a, qp_a, b, qp_b,
-paired_by, pmtu, pmtu_from, first_frame, last_frame, packets, findings,
-error_frame, a_to_b, b_to_a; a channel has started, first_psn, next_psn,
-acked_psn, requests, retransmitted, go_backs, missing_psns, acks, naks,
-rnr_naks, read_responses, atomic_acks), and error when the file could not be
-read to the end.
+type ("summary"), file, frames, ib_frames, rc_frames, findings, outstanding,
+counts (every kind, in the order below), connections (connection, encap, a,
+qp_a, b, qp_b, paired_by, pmtu, pmtu_from, first_frame, last_frame, packets,
+findings, error_frame, a_to_b, b_to_a; a channel has started, first_psn,
+next_psn, acked_psn, requests, retransmitted, go_backs, missing_psns, acks,
+naks, rnr_naks, read_responses, atomic_acks, outstanding, outstanding_psn,
+outstanding_frame, outstanding_op: the oldest outstanding request, 0 and ""
+when none), and error when the file could not be read to the end.
 
 Finding kinds: bad_icrc §3, bad_vcrc §3.3, malformed §1, tver §5.11,
 pkey_mismatch §5.11, opcode_sequence §5.6, payload_size §5.2, pad_count §5.2,
@@ -39,8 +52,9 @@ psn_reuse §5.3, read_psn_reservation §5.3, bad_retransmission §5.5,
 nak_code §5.6, nak_psn §5.4, ack_psn §5.3, missing_ack §5.2,
 read_response §5.3, msn §5.9.
 
-Exit status: 0 when every capture is clean, 1 when anything was found or a
-file could not be read to the end, 2 for usage errors.
+Exit status: 0 when every capture is clean (outstanding requests are no
+findings), 1 when anything was found or a file could not be read to the end,
+2 for usage errors.
 
 flags:
 `
