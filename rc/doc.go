@@ -21,7 +21,9 @@
 //   - §5.2 segmentation by path MTU 256..4096 into First/Middle/Last/Only,
 //     RETH on the first packet of a WRITE, ImmDt/IETH on the last, PadCnt,
 //     SE on the last packet of a solicited SEND or WRITE with immediate,
-//     AckReq on every Last/Only and at least every 64 packets.
+//     AckReq on every Last/Only and at least every 64 packets, or every
+//     half window when Config.Window is below 128 (so that a small window
+//     never idles until the local ACK timer).
 //   - §5.3 READ requests reserve one PSN per response; implicit ACK by READ
 //     responses and ATOMIC ACKs; a response past an unanswered READ/atomic
 //     starts a retry; a gap in READ responses is dropped.
