@@ -26,11 +26,14 @@
 //     never idles until the local ACK timer).
 //   - §5.3 READ requests reserve one PSN per response; implicit ACK by READ
 //     responses and ATOMIC ACKs; a response past an unanswered READ/atomic
-//     starts a retry; a gap in READ responses is dropped.
+//     starts a retry; a gap in READ responses re-requests the READ from
+//     the first missing response at once (as the rdmavt drivers do; rxe
+//     waits for its timer).
 //   - §5.4 responder ePSN check: in order, too new (one NAK PSN sequence
 //     error per gap), duplicate (SEND/WRITE re-ACKed with ePSN-1 and
 //     unlimited credits; READ replayed from a saved resource when it asks
-//     for a sub-range with the same R_Key, re-reading memory; atomic
+//     for a sub-range with the same R_Key, re-reading memory, and the READ
+//     responses still queued from its PSN on dropped; atomic
 //     answered from the saved original value, never re-executed; else
 //     dropped). A ring of max_dest_rd_atomic resources; none means NAK
 //     invalid request.

@@ -556,10 +556,17 @@ func (r *requester) readResponse(f *packet.Fields, w *sendWQE) {
 	}
 	want := AddPSN(w.first, w.recv)
 	if p != want {
-		// A gap in the responses: drop, the timer retries from the first
-		// missing one (rxe check_psn).
+		// A response past the expected one: those between were lost. Drop
+		// it and re-request the READ from the first missing response at
+		// once, as a NAK PSN sequence error would (§5.5): a new READ
+		// request with that PSN, VA advanced and length reduced by what
+		// arrived. rxe drops it and waits for its timer (check_psn); the
+		// rdmavt drivers (qib, hfi1) restart at once (rdma_seq_err). Until
+		// the first missing response arrives, further gaps start no other
+		// retry (retrying, like their RDMAR_SEQ).
 		if DiffPSN(p, want) > 0 {
 			q.stats.Dropped++
+			r.retry(want, false)
 		}
 		return
 	}

@@ -562,6 +562,7 @@ func (r *responder) duplicate(f *packet.Fields) {
 			off := va - e.va
 			data = e.data[off : off+dl]
 		}
+		r.dropReadJobsFrom(p)
 		*r.jobs.pushSlot() = job{kind: jobRead, psn: p, started: p != e.first, last: AddPSN(p, r.nPSN(uint32(dl))-1),
 			msn: e.msn, data: data}
 	case opcode.CompareSwap, opcode.FetchAdd:
@@ -578,6 +579,31 @@ func (r *responder) duplicate(f *packet.Fields) {
 		// and "unlimited credits" (C9-105), whatever AckReq says.
 		r.queueAck(AddPSN(r.epsn, PSNMask), aeth.ACKSyndrome(aeth.Unlimited))
 	}
+}
+
+// dropReadJobsFrom removes the queued READ responses (and the empty ones of
+// FLUSH and ATOMIC WRITE) of every job that reaches PSN p, when a duplicate
+// READ request for p arrives. A requester that asks again from p has every
+// response before p and will ask again for everything after it (go-back-N,
+// §5.5), and it drops any response past the one it expects (§5.3): what
+// the jobs still hold would cross the wire for nothing, ahead of the replay
+// it waits for. The rdmavt responders (qib, hfi1) do the same: a
+// duplicate READ rewinds their response queue to it (rc_rcv_error). ACKs,
+// NAKs and atomic ACKs stay.
+func (r *responder) dropReadJobsFrom(p uint32) {
+	n := r.jobs.len()
+	k := 0
+	for i := 0; i < n; i++ {
+		j := r.jobs.at(i)
+		if j.kind == jobRead && DiffPSN(j.last, p) >= 0 {
+			continue
+		}
+		if k != i {
+			*r.jobs.at(k) = *j
+		}
+		k++
+	}
+	r.jobs.truncate(k)
 }
 
 // next builds the next response packet.
