@@ -32,8 +32,9 @@
 //   - §5.4 responder ePSN check: in order, too new (one NAK PSN sequence
 //     error per gap), duplicate (SEND/WRITE re-ACKed with ePSN-1 and
 //     unlimited credits; READ replayed from a saved resource when it asks
-//     for a sub-range with the same R_Key, re-reading memory, and the READ
-//     responses still queued from its PSN on dropped; atomic
+//     for a sub-range with the same R_Key, re-reading memory, its
+//     responses still queued dropped and later READs' moved behind the
+//     replay; atomic
 //     answered from the saved original value, never re-executed; else
 //     dropped). A ring of max_dest_rd_atomic resources; none means NAK
 //     invalid request.

@@ -103,3 +103,22 @@ func TestDuplicateReadDropsQueuedResponses(t *testing.T) {
 	assert.Equal(t, opcode.RCRDMAReadResponseLast, o[13].BTH.Opcode)
 	assert.Equal(t, uint32(115), b.ExpectedPSN())
 }
+
+// A duplicate READ request that the requester did not send again (the
+// network duplicated it) does not lose the responses of the READ queued
+// after it: they follow the replay.
+func TestDuplicateReadKeepsLaterReads(t *testing.T) {
+	b, _ := newB(t, nil)
+	b.ReceiveFields(0, withRETH(req(opcode.RCRDMAReadRequest, 100, nil), bAddr, 3000))
+	b.ReceiveFields(0, withRETH(req(opcode.RCRDMAReadRequest, 112, nil), bAddr+4096, 600))
+	var f packet.Fields
+	for psn := uint32(100); psn <= 102; psn++ {
+		require.True(t, b.NextPacket(0, &f))
+	}
+	b.ReceiveFields(0, withRETH(req(opcode.RCRDMAReadRequest, 100, nil), bAddr, 3000))
+	var psns []uint32
+	for _, f := range out(b) {
+		psns = append(psns, f.BTH.PSN)
+	}
+	assert.Equal(t, []uint32{100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114}, psns)
+}

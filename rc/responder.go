@@ -562,9 +562,8 @@ func (r *responder) duplicate(f *packet.Fields) {
 			off := va - e.va
 			data = e.data[off : off+dl]
 		}
-		r.dropReadJobsFrom(p)
-		*r.jobs.pushSlot() = job{kind: jobRead, psn: p, started: p != e.first, last: AddPSN(p, r.nPSN(uint32(dl))-1),
-			msn: e.msn, data: data}
+		r.replayRead(job{kind: jobRead, psn: p, started: p != e.first, last: AddPSN(p, r.nPSN(uint32(dl))-1),
+			msn: e.msn, data: data})
 	case opcode.CompareSwap, opcode.FetchAdd:
 		// Answer from the saved original value: never execute twice.
 		if e := r.findResource(resAtomic, p); e != nil && e.first == p {
@@ -581,22 +580,27 @@ func (r *responder) duplicate(f *packet.Fields) {
 	}
 }
 
-// dropReadJobsFrom removes the queued READ responses (and the empty ones of
-// FLUSH and ATOMIC WRITE) of every job that reaches PSN p, when a duplicate
-// READ request for p arrives. A requester that asks again from p has every
-// response before p and will ask again for everything after it (go-back-N,
-// §5.5), and it drops any response past the one it expects (§5.3): what
-// the jobs still hold would cross the wire for nothing, ahead of the replay
-// it waits for. The rdmavt responders (qib, hfi1) do the same: a
-// duplicate READ rewinds their response queue to it (rc_rcv_error). ACKs,
-// NAKs and atomic ACKs stay.
-func (r *responder) dropReadJobsFrom(p uint32) {
+// replayRead queues rep, the replay of a READ from its PSN p, as the
+// rdmavt responders (qib, hfi1) rewind their response queue to a duplicate
+// READ (rc_rcv_error): the responses of that READ still queued are dropped,
+// since the requester has every one before p and drops any past the one it
+// expects (§5.3), so they would cross the wire for nothing ahead of the
+// replay it waits for; the responses of later READs (and the empty ones of
+// FLUSH and ATOMIC WRITE) still queued follow the replay instead of
+// preceding it. ACKs, NAKs and atomic ACKs stay where they are.
+func (r *responder) replayRead(rep job) {
 	n := r.jobs.len()
-	k := 0
+	*r.jobs.pushSlot() = rep
 	for i := 0; i < n; i++ {
+		if j := *r.jobs.at(i); j.kind == jobRead && DiffPSN(j.last, rep.last) > 0 {
+			*r.jobs.pushSlot() = j // at(i) is not used after pushSlot: it may grow the ring
+		}
+	}
+	k := 0
+	for i := 0; i < r.jobs.len(); i++ {
 		j := r.jobs.at(i)
-		if j.kind == jobRead && DiffPSN(j.last, p) >= 0 {
-			continue
+		if i < n && j.kind == jobRead && DiffPSN(j.last, rep.psn) >= 0 {
+			continue // this READ's (replaced), or a later READ's (moved)
 		}
 		if k != i {
 			*r.jobs.at(k) = *j

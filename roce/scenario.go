@@ -443,7 +443,8 @@ func (sc *Scenario) Validate() error {
 		if q.ord() > q.ird() {
 			// CM gives the requester an ORD of at most the responder's IRD
 			// (rdma_connect's initiator_depth): a responder with fewer
-			// resources drops the READs and atomics it has no room for.
+			// resources overwrites saved ones still needed to answer a
+			// retried READ or atomic (§5.4).
 			return bad(p+".ord", "%d is more than the responder's %s.ird %d", q.ord(), p, q.ird())
 		}
 		if q.SQPSN > 0xFFFFFF || q.RQPSN > 0xFFFFFF {
