@@ -34,10 +34,9 @@
 //     unlimited credits; READ replayed from a saved resource when it asks
 //     for a sub-range with the same R_Key, re-reading memory, its
 //     responses still queued dropped and later READs' moved behind the
-//     replay; atomic
-//     answered from the saved original value, never re-executed; else
-//     dropped). A ring of max_dest_rd_atomic resources; none means NAK
-//     invalid request.
+//     replay; atomic answered from the saved original value, never
+//     re-executed; else dropped). A ring of max_dest_rd_atomic resources;
+//     none means NAK invalid request.
 //   - §5.5 ORD (max_rd_atomic) and Fence; local ACK timeout 4.096 us x 2^t
 //     (0: none); retry_cnt (7 is seven retries unless RetryCnt7Infinite);
 //     rnr_retry (7 infinite); both reloaded on progress; go-back-N from the
