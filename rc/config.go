@@ -55,7 +55,8 @@ type Config struct {
 	SignalAll bool
 
 	// Window bounds the PSNs in flight (from the oldest unacknowledged to
-	// the next): 0 means IBA's 2^23 (§5.1); rxe uses 128.
+	// the next): 0 means IBA's 2^23 (§5.1); rxe uses 128. Below 128 the
+	// requester sets AckReq at least every half window (§5.2).
 	Window uint32
 
 	// AdvertiseCredits makes the responder's ACKs carry the count of posted

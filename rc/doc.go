@@ -21,17 +21,22 @@
 //   - §5.2 segmentation by path MTU 256..4096 into First/Middle/Last/Only,
 //     RETH on the first packet of a WRITE, ImmDt/IETH on the last, PadCnt,
 //     SE on the last packet of a solicited SEND or WRITE with immediate,
-//     AckReq on every Last/Only and at least every 64 packets.
+//     AckReq on every Last/Only and at least every 64 packets, or every
+//     half window when Config.Window is below 128 (so that a small window
+//     never idles until the local ACK timer).
 //   - §5.3 READ requests reserve one PSN per response; implicit ACK by READ
 //     responses and ATOMIC ACKs; a response past an unanswered READ/atomic
-//     starts a retry; a gap in READ responses is dropped.
+//     starts a retry; a gap in READ responses re-requests the READ from
+//     the first missing response at once (as the rdmavt drivers do; rxe
+//     waits for its timer).
 //   - §5.4 responder ePSN check: in order, too new (one NAK PSN sequence
 //     error per gap), duplicate (SEND/WRITE re-ACKed with ePSN-1 and
 //     unlimited credits; READ replayed from a saved resource when it asks
-//     for a sub-range with the same R_Key, re-reading memory; atomic
-//     answered from the saved original value, never re-executed; else
-//     dropped). A ring of max_dest_rd_atomic resources; none means NAK
-//     invalid request.
+//     for a sub-range with the same R_Key, re-reading memory, its
+//     responses still queued dropped and later READs' moved behind the
+//     replay; atomic answered from the saved original value, never
+//     re-executed; else dropped). A ring of max_dest_rd_atomic resources;
+//     none means NAK invalid request.
 //   - §5.5 ORD (max_rd_atomic) and Fence; local ACK timeout 4.096 us x 2^t
 //     (0: none); retry_cnt (7 is seven retries unless RetryCnt7Infinite);
 //     rnr_retry (7 infinite); both reloaded on progress; go-back-N from the

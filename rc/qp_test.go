@@ -316,6 +316,42 @@ func TestAckReqEvery64(t *testing.T) {
 	assert.Equal(t, opcode.RCRDMAWriteLast, o[199].BTH.Opcode)
 }
 
+// AckReq also at least every half window (rounded up), so that a window
+// below 128 never fills with packets the responder will not ACK (§5.1,
+// §5.2): the first window's worth of a 200-packet WRITE carries AckReq
+// exactly on these packets.
+func TestAckReqHalfWindow(t *testing.T) {
+	for _, c := range []struct {
+		window uint32
+		ackReq []int // indices of the packets with AckReq
+	}{
+		{1, []int{0}},
+		{2, []int{0, 1}},
+		{3, []int{1}},
+		{7, []int{3}},
+		{63, []int{31}},
+		{64, []int{31, 63}},
+		{128, []int{63, 127}},
+		{0, []int{63, 127, 191, 199}}, // 2^23: every 64th and the Last
+	} {
+		a := newA(t, func(cfg *rc.Config) { cfg.Window = c.window })
+		require.NoError(t, a.PostSend(rc.WR{ID: 1, Opcode: rc.WRRDMAWrite, Local: make([]byte, 200*256)}))
+		o := a.AppendOutgoing(0, nil)
+		n := int(c.window)
+		if n == 0 {
+			n = 200
+		}
+		require.Len(t, o, n, "window %d", c.window)
+		var got []int
+		for i, f := range o {
+			if f.BTH.AckReq {
+				got = append(got, i)
+			}
+		}
+		assert.Equal(t, c.ackReq, got, "window %d", c.window)
+	}
+}
+
 // ORD: at most max_rd_atomic READ/atomics in flight; Fence waits for them
 // (§5.5); the window bounds PSNs in flight (§5.1).
 func TestORDFenceWindow(t *testing.T) {

@@ -11,6 +11,18 @@ import (
 // (rxe RXE_MAX_PKT_PER_ACK, ib-facts.md §5.2).
 const maxPktPerAck = 64
 
+// ackEvery is how many packets may go out in a row before one must carry
+// AckReq: 64, or half the window (rounded up) when that is less. The
+// responder ACKs only AckReq packets (§5.2), so a requester that filled its
+// window with packets that ask for no ACK would wait for its local ACK timer
+// on a perfect link. Half the window is rxe's own ratio (AckReq every 64
+// packets in its 128-PSN window, §5.1, §5.2): the ACK for the middle of the
+// window comes back while the second half is sent, and ACKs coalesce
+// (§5.3), so asking more often buys nothing.
+func ackEvery(window uint32) int32 {
+	return int32(max(1, min(maxPktPerAck, (window+1)/2)))
+}
+
 // sendWQE is a send WR on the send queue.
 type sendWQE struct {
 	wr     WR
@@ -209,8 +221,9 @@ func (r *requester) next(f *packet.Fields) bool {
 		r.npsn = AddPSN(psn, 1)
 		r.cur++
 	}
-	// AckReq on Last/Only and at least every 64 packets (§5.2).
-	if !ackReq && r.noAck+1 >= maxPktPerAck {
+	// AckReq on Last/Only, and at least every 64 packets or half window
+	// (§5.2, ackEvery).
+	if !ackReq && r.noAck+1 >= ackEvery(q.window) {
 		ackReq = true
 	}
 	f.BTH.AckReq = ackReq
@@ -543,10 +556,17 @@ func (r *requester) readResponse(f *packet.Fields, w *sendWQE) {
 	}
 	want := AddPSN(w.first, w.recv)
 	if p != want {
-		// A gap in the responses: drop, the timer retries from the first
-		// missing one (rxe check_psn).
+		// A response past the expected one: those between were lost. Drop
+		// it and re-request the READ from the first missing response at
+		// once, as a NAK PSN sequence error would (§5.5): a new READ
+		// request with that PSN, VA advanced and length reduced by what
+		// arrived. rxe drops it and waits for its timer (check_psn); the
+		// rdmavt drivers (qib, hfi1) restart at once (rdma_seq_err). Until
+		// the first missing response arrives, further gaps start no other
+		// retry (retrying, like their RDMAR_SEQ).
 		if DiffPSN(p, want) > 0 {
 			q.stats.Dropped++
+			r.retry(want, false)
 		}
 		return
 	}

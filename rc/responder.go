@@ -562,8 +562,8 @@ func (r *responder) duplicate(f *packet.Fields) {
 			off := va - e.va
 			data = e.data[off : off+dl]
 		}
-		*r.jobs.pushSlot() = job{kind: jobRead, psn: p, started: p != e.first, last: AddPSN(p, r.nPSN(uint32(dl))-1),
-			msn: e.msn, data: data}
+		r.replayRead(job{kind: jobRead, psn: p, started: p != e.first, last: AddPSN(p, r.nPSN(uint32(dl))-1),
+			msn: e.msn, data: data})
 	case opcode.CompareSwap, opcode.FetchAdd:
 		// Answer from the saved original value: never execute twice.
 		if e := r.findResource(resAtomic, p); e != nil && e.first == p {
@@ -578,6 +578,36 @@ func (r *responder) duplicate(f *packet.Fields) {
 		// and "unlimited credits" (C9-105), whatever AckReq says.
 		r.queueAck(AddPSN(r.epsn, PSNMask), aeth.ACKSyndrome(aeth.Unlimited))
 	}
+}
+
+// replayRead queues rep, the replay of a READ from its PSN p, as the
+// rdmavt responders (qib, hfi1) rewind their response queue to a duplicate
+// READ (rc_rcv_error): the responses of that READ still queued are dropped,
+// since the requester has every one before p and drops any past the one it
+// expects (§5.3), so they would cross the wire for nothing ahead of the
+// replay it waits for; the responses of later READs (and the empty ones of
+// FLUSH and ATOMIC WRITE) still queued follow the replay instead of
+// preceding it. ACKs, NAKs and atomic ACKs stay where they are.
+func (r *responder) replayRead(rep job) {
+	n := r.jobs.len()
+	*r.jobs.pushSlot() = rep
+	for i := 0; i < n; i++ {
+		if j := *r.jobs.at(i); j.kind == jobRead && DiffPSN(j.last, rep.last) > 0 {
+			*r.jobs.pushSlot() = j // at(i) is not used after pushSlot: it may grow the ring
+		}
+	}
+	k := 0
+	for i := 0; i < r.jobs.len(); i++ {
+		j := r.jobs.at(i)
+		if i < n && j.kind == jobRead && DiffPSN(j.last, rep.psn) >= 0 {
+			continue // this READ's (replaced), or a later READ's (moved)
+		}
+		if k != i {
+			*r.jobs.at(k) = *j
+		}
+		k++
+	}
+	r.jobs.truncate(k)
 }
 
 // next builds the next response packet.

@@ -57,6 +57,18 @@ func (r *ring[T]) drop() {
 
 func (r *ring[T]) tail() *T { return r.at(int(r.n) - 1) }
 
+// truncate keeps the first n elements (n <= len), clearing the others.
+func (r *ring[T]) truncate(n int) {
+	var zero T
+	for int(r.n) > n {
+		r.n--
+		r.buf[(r.head+r.n)&uint32(len(r.buf)-1)] = zero
+	}
+	if r.n == 0 {
+		r.head = 0
+	}
+}
+
 // initRing is the capacity of the rings' inline storage: small, so that a
 // QP touches few cache lines when thousands share a cache.
 const initRing = 4

@@ -100,7 +100,8 @@
 //	     "retry_cnt_7_infinite": false,  // optional: retry_cnt 7 means forever, as rxe does
 //	     "rnr_retry": 7,                 // optional: 0-7, 7 = infinite (default 7)
 //	     "min_rnr_timer": 12,            // optional: RNR NAK timer code (default 12 = 0.64 ms)
-//	     "ord": 16, "ird": 16,           // optional: max_rd_atomic, max_dest_rd_atomic, 0-128 (default 16)
+//	     "ord": 16, "ird": 16,           // optional: max_rd_atomic, max_dest_rd_atomic, 0-128 (default 16);
+//	                                     //   ord at most ird (left out: 16, or ird if less)
 //	     "sq_psn": 0,                    // optional: the requester's first PSN (= the responder's rq_psn)
 //	     "rq_psn": 0,                    // optional: the responder's sq_psn (= the requester's rq_psn)
 //	     "window": 0,                    // optional: PSNs in flight at most; 0 = 2^23 (rxe uses 128)

@@ -115,7 +115,7 @@ type QPSpec struct {
 	RetryCnt7Infinite bool   `json:"retry_cnt_7_infinite,omitempty"`
 	RNRRetry          *uint8 `json:"rnr_retry,omitempty"`     // 0-7, 7 infinite; default 7
 	MinRNRTimer       *uint8 `json:"min_rnr_timer,omitempty"` // 5-bit code; default 12 (0.64 ms)
-	ORD               *int   `json:"ord,omitempty"`           // max_rd_atomic; default 16
+	ORD               *int   `json:"ord,omitempty"`           // max_rd_atomic, at most IRD; default 16 or IRD if less
 	IRD               *int   `json:"ird,omitempty"`           // max_dest_rd_atomic; default 16
 	// SQPSN is the requester's first PSN (the responder's rq_psn); RQPSN the
 	// responder's sq_psn (the requester's rq_psn).
@@ -440,6 +440,13 @@ func (sc *Scenario) Validate() error {
 		if q.IRD != nil && (*q.IRD < 0 || *q.IRD > 128) {
 			return bad(p+".ird", "%d: 0-128", *q.IRD)
 		}
+		if q.ord() > q.ird() {
+			// CM gives the requester an ORD of at most the responder's IRD
+			// (rdma_connect's initiator_depth): a responder with fewer
+			// resources overwrites saved ones still needed to answer a
+			// retried READ or atomic (§5.4).
+			return bad(p+".ord", "%d is more than the responder's %s.ird %d", q.ord(), p, q.ird())
+		}
 		if q.SQPSN > 0xFFFFFF || q.RQPSN > 0xFFFFFF {
 			return bad(p, "PSNs are 24 bits")
 		}
@@ -618,9 +625,11 @@ func u8or(p *uint8, d uint8) uint8 {
 	return *p
 }
 
+// ord is the requester's ORD: as given, or DefaultORD lowered to the
+// responder's IRD as CM negotiates it.
 func (q *QPSpec) ord() int {
 	if q.ORD == nil {
-		return DefaultORD
+		return min(DefaultORD, q.ird())
 	}
 	return *q.ORD
 }
