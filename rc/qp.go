@@ -368,3 +368,31 @@ func (q *QP) SendQueueLen() int { return q.req.sq.len() }
 
 // RecvQueueLen is the number of receive WRs posted and not yet consumed.
 func (q *QP) RecvQueueLen() int { return q.rsp.rq.len() }
+
+// SlabFootprint returns about how many bytes a QP with cfg takes when it
+// comes from a Slab and its queues get at most so deep: sends work requests
+// on its send queue, recvs on its receive queue, responses waiting in its
+// responder. That is its slot in the slab, the responder's MaxDestRdAtomic
+// resources, and the storage of the queues (and of the completions, at most
+// sends+recvs pending) that outgrow what the QP holds inline. It is
+// computed from the types, so it stays true when they change.
+func SlabFootprint(cfg Config, sends, recvs, responses int) int64 {
+	b := int64(unsafe.Sizeof(slabQP{})) + int64(max(cfg.MaxDestRdAtomic, 0))*int64(unsafe.Sizeof(resource{}))
+	return b + ringBytes[sendWQE](sends) + ringBytes[RecvWR](recvs) + ringBytes[job](responses) +
+		ringBytes[Completion](sends+recvs)
+}
+
+// ringBytes is the heap storage of a ring (or of the completions' slice)
+// that holds up to n elements: none while they fit inline, else the power
+// of two it grows to.
+func ringBytes[T any](n int) int64 {
+	if n <= initRing {
+		return 0
+	}
+	c := int64(initRing)
+	for c < int64(n) {
+		c *= 2
+	}
+	var x T
+	return c * int64(unsafe.Sizeof(x))
+}
