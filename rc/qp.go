@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/rocekit/rocekit/internal/heapsize"
 	"github.com/rocekit/rocekit/internal/hugepage"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
@@ -374,18 +375,19 @@ func (q *QP) RecvQueueLen() int { return q.rsp.rq.len() }
 // on its send queue, recvs on its receive queue, responses waiting in its
 // responder. That is its slot in the slab, the responder's MaxDestRdAtomic
 // resources, and the storage of the queues (and of the completions, at most
-// sends+recvs pending) that outgrow what the QP holds inline. It is
-// computed from the types, so it stays true when they change.
+// sends+recvs pending) that outgrow what the QP holds inline, as the heap
+// allocates them. It is computed from the types, so it stays true when they
+// change.
 func SlabFootprint(cfg Config, sends, recvs, responses int) int64 {
-	b := int64(unsafe.Sizeof(slabQP{})) + int64(max(cfg.MaxDestRdAtomic, 0))*int64(unsafe.Sizeof(resource{}))
-	return b + ringBytes[sendWQE](sends) + ringBytes[RecvWR](recvs) + ringBytes[job](responses) +
-		ringBytes[Completion](sends+recvs)
+	b := int64(unsafe.Sizeof(slabQP{})) + heapsize.Alloc(int64(max(cfg.MaxDestRdAtomic, 0))*int64(unsafe.Sizeof(resource{})), true)
+	return b + ringBytes[sendWQE](sends, true) + ringBytes[RecvWR](recvs, true) + ringBytes[job](responses, true) +
+		ringBytes[Completion](sends+recvs, false)
 }
 
 // ringBytes is the heap storage of a ring (or of the completions' slice)
-// that holds up to n elements: none while they fit inline, else the power
-// of two it grows to.
-func ringBytes[T any](n int) int64 {
+// that holds up to n elements, of a type with or without pointers: none
+// while they fit inline, else the power of two it grows to.
+func ringBytes[T any](n int, pointers bool) int64 {
 	if n <= initRing {
 		return 0
 	}
@@ -394,5 +396,5 @@ func ringBytes[T any](n int) int64 {
 		c *= 2
 	}
 	var x T
-	return c * int64(unsafe.Sizeof(x))
+	return heapsize.Alloc(c*int64(unsafe.Sizeof(x)), pointers)
 }
