@@ -2,7 +2,6 @@ package roce
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"net/netip"
@@ -39,10 +38,10 @@ type Options struct {
 	// 65,536) and once at the end.
 	Progress      func(Progress)
 	ProgressEvery uint64
-	// MaxBufferBytes bounds the memory the connections' buffers may take
-	// (requester buffers, responder regions and receive buffers); 0 means
-	// 8 GiB. New fails for a scenario that needs more.
-	MaxBufferBytes int64
+	// MaxMemoryBytes bounds the memory the simulation may take, by
+	// Scenario.MemoryEstimate; 0 means DefaultMemoryLimit. New fails with a
+	// *MemoryError for a scenario that needs more, before it allocates.
+	MaxMemoryBytes int64
 }
 
 // Progress reports how far a run is.
@@ -275,26 +274,6 @@ func bufferBytes(spec *QPSpec, g *generator) int64 {
 }
 
 func slotSize(maxMsg int) int { return (max(maxMsg, 8) + 63) &^ 63 }
-
-func (s *Sim) checkMemory() error {
-	limit := s.opt.MaxBufferBytes
-	if limit <= 0 {
-		limit = 8 << 30
-	}
-	var total, maxMsg float64
-	for i := range s.sc.QPs {
-		spec := &s.sc.QPs[i]
-		g := newGenerator(&spec.Work, 0)
-		total += float64(bufferBytes(spec, g)) * float64(spec.count())
-		maxMsg = max(maxMsg, float64(g.maxSize))
-	}
-	total += maxMsg + patSpan // the pattern
-	if total > float64(limit) {
-		return fmt.Errorf("scenario: the connections' buffers need %.3g GiB (per connection: outstanding x largest message, twice with READs or atomics, plus receive buffers; and the data pattern), more than the %.3g GiB allowed",
-			total/(1<<30), float64(limit)/(1<<30))
-	}
-	return nil
-}
 
 // newConns returns n conns in one array that starts on a cache line: at
 // least 32 KiB, so that it is a large object, which starts a page (a small
