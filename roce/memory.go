@@ -253,13 +253,15 @@ func (e *MemoryError) Error() string {
 	return "scenario: " + e.Need() + "; lower " + e.Estimate.Key
 }
 
-// checkMemory refuses a scenario whose estimate is over the limit.
-func (s *Sim) checkMemory() error {
-	limit := s.opt.MaxMemoryBytes
+// CheckMemory returns a *MemoryError if the scenario's MemoryEstimate is
+// over limit bytes (DefaultMemoryLimit for limit <= 0). New checks it with
+// Options.MaxMemoryBytes; a program may check earlier, before it prepares
+// anything else for the run.
+func (sc *Scenario) CheckMemory(limit int64) error {
 	if limit <= 0 {
 		limit = DefaultMemoryLimit
 	}
-	if m := s.sc.MemoryEstimate(); m.Total > limit {
+	if m := sc.MemoryEstimate(); m.Total > limit {
 		return &MemoryError{Estimate: m, Limit: limit}
 	}
 	return nil

@@ -38,8 +38,9 @@ func TestMemoryEstimateCountsConnections(t *testing.T) {
 	assert.Regexp(t, `^scenario: the scenario needs about \d+\.\d+ GiB \(8388599 connections x [56]\.\d+ KiB \+ buffers 5\d\d(\.\d+)? MiB \+ frames \d.* \+ runtime 8 MiB\), more than the 8 GiB limit; lower qps\[0\]\.count$`, err.Error())
 }
 
-// Options.MaxMemoryBytes is the limit: a scenario whose estimate is exactly
-// the limit runs, one byte less refuses it.
+// Options.MaxMemoryBytes (and CheckMemory's argument) is the limit: a
+// scenario whose estimate is exactly the limit runs, one byte less refuses
+// it.
 func TestMemoryLimitOption(t *testing.T) {
 	sc := tiny(100)
 	m := sc.MemoryEstimate()
@@ -49,6 +50,9 @@ func TestMemoryLimitOption(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, uint64(100), sum.WRCompleted["SUCCESS"])
 
+	assert.NoError(t, sc.CheckMemory(m.Total))
+	assert.Error(t, sc.CheckMemory(m.Total-1))
+	assert.NoError(t, sc.CheckMemory(0), "the default limit")
 	_, err = New(sc, Options{MaxMemoryBytes: m.Total - 1})
 	var me *MemoryError
 	require.True(t, errors.As(err, &me), "%v", err)

@@ -121,7 +121,7 @@ func New(sc *Scenario, opt Options) (*Sim, error) {
 	if s.opt.ProgressEvery == 0 {
 		s.opt.ProgressEvery = 1 << 16
 	}
-	if err := s.checkMemory(); err != nil {
+	if err := sc.CheckMemory(opt.MaxMemoryBytes); err != nil {
 		return nil, err
 	}
 	s.eng = sim.NewEngine(0)
