@@ -103,6 +103,10 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "rocekit sim: --snaplen must be 0 or more")
 		return 2
 	}
+	if me := (*roce.MemoryError)(nil); errors.As(sc.CheckMemory(0), &me) {
+		fmt.Fprintf(stderr, "rocekit sim: %s; lower %s\n", me.Need(), memoryHint(me.Estimate.Key, set, *scenario))
+		return 2
+	}
 
 	opt := roce.Options{Snaplen: *snaplen}
 	var traceFile *os.File
@@ -123,10 +127,6 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		opt.Progress = bar.update
 	}
 	s, err := roce.New(sc, opt)
-	if me := (*roce.MemoryError)(nil); errors.As(err, &me) {
-		fmt.Fprintf(stderr, "rocekit sim: %s; lower %s\n", me.Need(), memoryHint(me.Estimate.Key, set, *scenario))
-		return 2
-	}
 	if err != nil {
 		fmt.Fprintf(stderr, "rocekit sim: %v\n", err)
 		return 2

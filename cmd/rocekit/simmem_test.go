@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -18,16 +19,19 @@ import (
 // The most connections there are QP numbers for, with 1-byte messages,
 // need about 50 GiB: the run is refused at once, before anything is
 // allocated, with one line that gives the estimate and names the flag to
-// lower; from a scenario file, the JSON key and the file.
+// lower (and creates no trace file); from a scenario file, the JSON key and
+// the file.
 func TestSimMemoryRefused(t *testing.T) {
 	args := []string{"sim", "--qps", "8388599", "--size", "1", "--messages", "1", "--outstanding", "1"}
+	trace := filepath.Join(t.TempDir(), "t.pcap")
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	code, out, errs := simCLI(args...)
+	code, out, errs := simCLI(append(args, "--trace", trace)...)
 	runtime.ReadMemStats(&after)
 	assert.Equal(t, 2, code)
 	assert.Empty(t, out)
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "refused before allocating")
+	assert.NoFileExists(t, trace)
 	line := regexp.MustCompile(`^rocekit sim: the scenario needs about (\d+\.\d+) GiB \(8388599 connections x \d\.\d+ KiB \+ buffers [\d.]+ MiB \+ frames [\d.]+ KiB \+ runtime 8 MiB\), more than the 8 GiB limit; lower (.*)\n$`)
 	m := line.FindStringSubmatch(errs)
 	require.NotNil(t, m, "%q", errs)
