@@ -386,13 +386,14 @@ func SlabFootprint(cfg Config, sends, recvs, responses int) int64 {
 
 // ringBytes is the heap storage of a ring (or of the completions' slice)
 // that holds up to n elements, of a type with or without pointers: none
-// while they fit inline, else the power of two it grows to.
+// while they fit inline, else the power of two it grows to (counted up to
+// 2^40 elements).
 func ringBytes[T any](n int, pointers bool) int64 {
 	if n <= initRing {
 		return 0
 	}
 	c := int64(initRing)
-	for c < int64(n) {
+	for c < int64(n) && c < 1<<40 {
 		c *= 2
 	}
 	var x T

@@ -76,13 +76,14 @@ const (
 // its buffer (sim.Network.AllocFrameAligned rounds it up to 512 bytes after
 // room to align the payload) and the Frame.
 func frameBytes(n int) float64 {
-	return float64((frameHeaders+n+63+511)&^511) + float64(unsafe.Sizeof(sim.Frame{}))
+	return math.Ceil(float64(frameHeaders+63+max(n, 0))/512)*512 + float64(unsafe.Sizeof(sim.Frame{}))
 }
 
-// pow2 is the smallest power of two at least n (and at least least).
+// pow2 is the smallest power of two at least n (and at least least), at
+// most 2^62.
 func pow2(n, least int64) int64 {
 	c := least
-	for c < n {
+	for c < n && c < 1<<62 {
 		c *= 2
 	}
 	return c
@@ -127,12 +128,12 @@ func (sc *Scenario) MemoryEstimate() Memory {
 		if spec.RecvRepostDelayNS > 0 {
 			st += float64(recv) * float64(eventBytes)
 		}
-		buf := float64(bufferBytes(spec, g))
+		buf := bufferBytes(spec, g)
 		// Frames: a connection has at most its outstanding WRs' packets
 		// (within its PSN window) and a response to each in flight.
-		mtu := spec.mtu()
+		mtu := max(spec.mtu(), 1)
 		pay := min(g.maxSize, mtu)
-		pkts := float64(q) * float64((g.maxSize+mtu-1)/mtu)
+		pkts := float64(q) * math.Ceil(float64(g.maxSize)/float64(mtu))
 		if spec.Window > 0 {
 			pkts = min(pkts, float64(spec.Window))
 		}

@@ -2,6 +2,7 @@ package roce
 
 import (
 	"errors"
+	"math"
 	"runtime"
 	"testing"
 
@@ -122,4 +123,17 @@ func TestMemoryEstimateMatchesHeap(t *testing.T) {
 	est := float64(m.Total - m.Base)
 	t.Logf("heap %.1f MiB, estimated %.1f MiB without the fixed part", heap/(1<<20), est/(1<<20))
 	assert.InDelta(t, 1, heap/est, 0.1)
+}
+
+// An invalid scenario still gets an estimate, at once: values far out of
+// range saturate rather than overflow, loop or divide by zero.
+func TestMemoryEstimateInvalid(t *testing.T) {
+	big, neg := math.MaxInt, -7
+	sc := twoHosts(false, nil, QPSpec{Count: big, Outstanding: big, RecvDepth: big, MTU: -1, IRD: &big,
+		Work: WorkSpec{Op: "send", Size: big, SizeMax: neg}})
+	sc.QPs = append(sc.QPs, QPSpec{Count: neg, Outstanding: neg, IRD: &neg, Work: WorkSpec{Op: "nope", Size: neg}})
+	m := sc.MemoryEstimate()
+	assert.Equal(t, int64(math.MaxInt64), m.Total)
+	assert.Error(t, sc.CheckMemory(0))
+	assert.Positive(t, (&Scenario{}).MemoryEstimate().Total, "the base")
 }

@@ -237,7 +237,7 @@ func New(sc *Scenario, opt Options) (*Sim, error) {
 	for i := range sc.QPs {
 		spec := &sc.QPs[i]
 		n += spec.count()
-		bufs += bufferBytes(spec, newGenerator(&spec.Work, 0)) * int64(spec.count())
+		bufs += int64(bufferBytes(spec, newGenerator(&spec.Work, 0))) * int64(spec.count())
 	}
 	s.connArr = newConns(n)
 	s.prefetch = prefetching && n*connStateBytes > prefetchAbove
@@ -260,17 +260,18 @@ func New(sc *Scenario, opt Options) (*Sim, error) {
 	return s, nil
 }
 
-// bufferBytes is the memory a connection of spec needs.
-func bufferBytes(spec *QPSpec, g *generator) int64 {
-	slot := int64(slotSize(g.maxSize))
-	b := int64(spec.outstanding()) * slot
+// bufferBytes is the memory a connection of spec needs (in floating point,
+// so that MemoryEstimate can take it for any scenario, valid or not).
+func bufferBytes(spec *QPSpec, g *generator) float64 {
+	slot := math.Ceil(float64(max(g.maxSize, 8))/64) * 64 // slotSize
+	b := float64(spec.outstanding()) * slot
 	if g.hasResp {
 		b *= 2
 	}
 	if g.hasSend {
-		b += int64(spec.recvDepth()) * slot
+		b += float64(spec.recvDepth()) * slot
 	}
-	return b
+	return max(b, 0)
 }
 
 func slotSize(maxMsg int) int { return (max(maxMsg, 8) + 63) &^ 63 }

@@ -5,6 +5,8 @@
 // the heap takes, not only what the types need.
 package heapsize
 
+import "math"
+
 // classes are the Go runtime's size classes for small objects
 // (internal/runtime/gc.SizeClassToSize).
 var classes = [...]int64{8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256,
@@ -29,7 +31,7 @@ func Alloc(n int64, pointers bool) int64 {
 		n += mallocHeader
 	}
 	if n > maxSmall {
-		return (n + page - 1) &^ (page - 1)
+		return (min(n, math.MaxInt64-page) + page - 1) &^ (page - 1)
 	}
 	lo, hi := 0, len(classes)-1 // the first class >= n
 	for lo < hi {

@@ -1,6 +1,7 @@
 package heapsize
 
 import (
+	"math"
 	"runtime"
 	"strconv"
 	"testing"
@@ -43,5 +44,8 @@ func TestAllocMatchesHeap(t *testing.T) {
 	}
 	if Alloc(0, true) != 0 || Alloc(-5, false) != 0 {
 		t.Error("nothing allocated takes nothing")
+	}
+	if got := Alloc(math.MaxInt64, false); got < math.MaxInt64-page {
+		t.Errorf("Alloc(MaxInt64) = %d: overflowed", got)
 	}
 }
