@@ -37,7 +37,8 @@ type Memory struct {
 	// queues hold, whichever is less.
 	Frames int64
 	// Base is the Go runtime, the program and the simulator's fixed part.
-	Base  int64
+	Base int64
+	// Total is the sum of State, Buffers, Frames and Base.
 	Total int64
 	// Key is the JSON key path (e.g. qps[0].count) of the value most of
 	// the memory follows: the one to lower to need less.
@@ -57,10 +58,11 @@ const (
 		sim.Event
 		sim.Handler
 	}{}))
-	// mapBytes is the Memory of a connection, a Go map holding one region:
-	// the map's header (six words) and one group of eight slots with
-	// their control word.
-	mapBytes = 6*8 + 8 + 8*int64(unsafe.Sizeof(struct {
+	// A connection's Memory is a Go map holding one region: the map's
+	// header (six words) and one group of eight slots with their control
+	// word.
+	mapHeader = 6 * 8
+	mapGroup  = 8 + 8*int64(unsafe.Sizeof(struct {
 		k uint32
 		v *rc.MR
 	}{}))
@@ -112,7 +114,7 @@ func (sc *Scenario) MemoryEstimate() Memory {
 		cfg := rc.Config{MaxRdAtomic: spec.ord(), MaxDestRdAtomic: spec.ird()}
 		// The requester's QP holds the posted WRs; the responder's the
 		// receive WQEs and a response per request at most (ACKs coalesce).
-		st := float64(unsafe.Sizeof(conn{})) + float64(heapsize.Alloc(6*8, true)+heapsize.Alloc(mapBytes-6*8, true)) +
+		st := float64(unsafe.Sizeof(conn{})) + float64(heapsize.Alloc(mapHeader, true)+heapsize.Alloc(mapGroup, true)) +
 			float64(rc.SlabFootprint(cfg, int(q), 0, 0)) + float64(rc.SlabFootprint(cfg, 0, int(recv), int(q+1)))
 		if q > postInline {
 			st += float64(heapsize.Alloc(q*int64(unsafe.Sizeof(sim.Time(0))), false))
@@ -122,8 +124,8 @@ func (sc *Scenario) MemoryEstimate() Memory {
 		}
 		st += float64(heapsize.Alloc(int64(len(g.wrs))*int64(unsafe.Sizeof(wrItem{})), false))
 		// Each QP end is in its NIC's ring at most once (a power-of-two
-		// ring: up to two slots), and has a wake-up or two pending; a
-		// delayed re-post of a receive buffer is one more event.
+		// ring: up to two slots) and has a wake-up pending; a delayed
+		// re-post of a receive buffer is one more event.
 		st += 2*2*float64(unsafe.Sizeof((*qpEnd)(nil))) + 2*float64(eventBytes)
 		if spec.RecvRepostDelayNS > 0 {
 			st += float64(recv) * float64(eventBytes)
@@ -233,8 +235,8 @@ type MemoryError struct {
 }
 
 // Need describes the estimate against the limit, e.g. "the scenario needs
-// about 53.3 GiB (8388599 connections x 6.63 KiB + buffers 512 MiB + frames
-// 1.03 MiB + runtime 8 MiB), more than the 8 GiB limit".
+// about 50.51 GiB (8388599 connections x 6.25 KiB + buffers 512.1 MiB +
+// frames 415.9 KiB + runtime 8 MiB), more than the 8 GiB limit".
 func (e *MemoryError) Need() string {
 	m := &e.Estimate
 	per := 0.0
