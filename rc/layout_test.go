@@ -1,6 +1,7 @@
 package rc
 
 import (
+	"runtime"
 	"strconv"
 	"testing"
 	"unsafe"
@@ -72,5 +73,52 @@ func TestSlab(t *testing.T) {
 	bad.MTU = 100
 	if _, err := NewSlab(1).New(bad); err == nil {
 		t.Fatal("a bad config was accepted")
+	}
+}
+
+// SlabFootprint is what QPs from a slab take on the heap: measured over
+// many QPs, idle and with deep queues (64 sends and 32 receives posted,
+// then all flushed into completions), it is within 5% of the heap's
+// growth.
+func TestSlabFootprint(t *testing.T) {
+	const n = 2000
+	buf := make([]byte, 64)
+	for _, c := range []struct{ sends, recvs int }{{0, 0}, {64, 32}} {
+		cfg := DefaultConfig()
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		s := NewSlab(n)
+		for i := range n {
+			q, err := s.New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := range c.sends {
+				if err := q.PostSend(WR{ID: uint64(k), Opcode: WRRDMAWrite, Local: buf}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for k := range c.recvs {
+				if err := q.PostRecv(RecvWR{ID: uint64(k), Buf: buf}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if c.sends+c.recvs > 0 {
+				q.SetError()
+				if got := q.PendingCompletions(); got != c.sends+c.recvs {
+					t.Fatalf("QP %d: %d completions pending, want %d", i, got, c.sends+c.recvs)
+				}
+			}
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(s)
+		got := float64(after.HeapAlloc-before.HeapAlloc) / n
+		want := float64(SlabFootprint(cfg, c.sends, c.recvs, 0))
+		t.Logf("%d sends, %d receives: %.0f bytes per QP, estimated %.0f", c.sends, c.recvs, got, want)
+		if got < 0.95*want || got > 1.05*want {
+			t.Errorf("%d sends, %d receives: %.0f bytes per QP on the heap, SlabFootprint %.0f", c.sends, c.recvs, got, want)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/rocekit/rocekit/internal/heapsize"
 	"github.com/rocekit/rocekit/internal/hugepage"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
@@ -368,3 +369,33 @@ func (q *QP) SendQueueLen() int { return q.req.sq.len() }
 
 // RecvQueueLen is the number of receive WRs posted and not yet consumed.
 func (q *QP) RecvQueueLen() int { return q.rsp.rq.len() }
+
+// SlabFootprint returns about how many bytes a QP with cfg takes when it
+// comes from a Slab and its queues get at most so deep: sends work requests
+// on its send queue, recvs on its receive queue, responses waiting in its
+// responder. That is its slot in the slab, the responder's MaxDestRdAtomic
+// resources, and the storage of the queues (and of the completions, at most
+// sends+recvs pending) that outgrow what the QP holds inline, as the heap
+// allocates them. It is computed from the types, so it stays true when they
+// change.
+func SlabFootprint(cfg Config, sends, recvs, responses int) int64 {
+	b := int64(unsafe.Sizeof(slabQP{})) + heapsize.Alloc(int64(max(cfg.MaxDestRdAtomic, 0))*int64(unsafe.Sizeof(resource{})), true)
+	return b + ringBytes[sendWQE](sends, true) + ringBytes[RecvWR](recvs, true) + ringBytes[job](responses, true) +
+		ringBytes[Completion](sends+recvs, false)
+}
+
+// ringBytes is the heap storage of a ring (or of the completions' slice)
+// that holds up to n elements, of a type with or without pointers: none
+// while they fit inline, else the power of two it grows to (counted up to
+// 2^40 elements).
+func ringBytes[T any](n int, pointers bool) int64 {
+	if n <= initRing {
+		return 0
+	}
+	c := int64(initRing)
+	for c < int64(n) && c < 1<<40 {
+		c *= 2
+	}
+	var x T
+	return heapsize.Alloc(c*int64(unsafe.Sizeof(x)), pointers)
+}

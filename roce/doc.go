@@ -44,6 +44,12 @@
 // targets, and RecvDepth receive buffers for SENDs. WRITEs and SENDs send
 // straight from the (read-only) noise.
 //
+// Scenario.MemoryEstimate says what a run takes at its peak: each
+// connection's state (its conn, two QPs with their queues, a few KiB), its
+// buffers, the frames that can be in flight and a fixed base. New refuses a
+// scenario whose estimate is over Options.MaxMemoryBytes (8 GiB by default)
+// with a *MemoryError, before it allocates anything.
+//
 // Every completion is checked when it arrives, before its slot is reused:
 // it must be the next WR in posting order; a successful WRITE's bytes must
 // be in the responder's region, a READ's in the requester's buffer, a

@@ -2,7 +2,6 @@ package roce
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"net/netip"
@@ -39,10 +38,10 @@ type Options struct {
 	// 65,536) and once at the end.
 	Progress      func(Progress)
 	ProgressEvery uint64
-	// MaxBufferBytes bounds the memory the connections' buffers may take
-	// (requester buffers, responder regions and receive buffers); 0 means
-	// 8 GiB. New fails for a scenario that needs more.
-	MaxBufferBytes int64
+	// MaxMemoryBytes bounds the memory the simulation may take, by
+	// Scenario.MemoryEstimate; 0 means DefaultMemoryLimit. New fails with a
+	// *MemoryError for a scenario that needs more, before it allocates.
+	MaxMemoryBytes int64
 }
 
 // Progress reports how far a run is.
@@ -122,7 +121,7 @@ func New(sc *Scenario, opt Options) (*Sim, error) {
 	if s.opt.ProgressEvery == 0 {
 		s.opt.ProgressEvery = 1 << 16
 	}
-	if err := s.checkMemory(); err != nil {
+	if err := sc.CheckMemory(opt.MaxMemoryBytes); err != nil {
 		return nil, err
 	}
 	s.eng = sim.NewEngine(0)
@@ -238,7 +237,7 @@ func New(sc *Scenario, opt Options) (*Sim, error) {
 	for i := range sc.QPs {
 		spec := &sc.QPs[i]
 		n += spec.count()
-		bufs += bufferBytes(spec, newGenerator(&spec.Work, 0)) * int64(spec.count())
+		bufs += int64(bufferBytes(spec, newGenerator(&spec.Work, 0))) * int64(spec.count())
 	}
 	s.connArr = newConns(n)
 	s.prefetch = prefetching && n*connStateBytes > prefetchAbove
@@ -261,40 +260,21 @@ func New(sc *Scenario, opt Options) (*Sim, error) {
 	return s, nil
 }
 
-// bufferBytes is the memory a connection of spec needs.
-func bufferBytes(spec *QPSpec, g *generator) int64 {
-	slot := int64(slotSize(g.maxSize))
-	b := int64(spec.outstanding()) * slot
+// bufferBytes is the memory a connection of spec needs (in floating point,
+// so that MemoryEstimate can take it for any scenario, valid or not).
+func bufferBytes(spec *QPSpec, g *generator) float64 {
+	slot := math.Ceil(float64(max(g.maxSize, 8))/64) * 64 // slotSize
+	b := float64(spec.outstanding()) * slot
 	if g.hasResp {
 		b *= 2
 	}
 	if g.hasSend {
-		b += int64(spec.recvDepth()) * slot
+		b += float64(spec.recvDepth()) * slot
 	}
-	return b
+	return max(b, 0)
 }
 
 func slotSize(maxMsg int) int { return (max(maxMsg, 8) + 63) &^ 63 }
-
-func (s *Sim) checkMemory() error {
-	limit := s.opt.MaxBufferBytes
-	if limit <= 0 {
-		limit = 8 << 30
-	}
-	var total, maxMsg float64
-	for i := range s.sc.QPs {
-		spec := &s.sc.QPs[i]
-		g := newGenerator(&spec.Work, 0)
-		total += float64(bufferBytes(spec, g)) * float64(spec.count())
-		maxMsg = max(maxMsg, float64(g.maxSize))
-	}
-	total += maxMsg + patSpan // the pattern
-	if total > float64(limit) {
-		return fmt.Errorf("scenario: the connections' buffers need %.3g GiB (per connection: outstanding x largest message, twice with READs or atomics, plus receive buffers; and the data pattern), more than the %.3g GiB allowed",
-			total/(1<<30), float64(limit)/(1<<30))
-	}
-	return nil
-}
 
 // newConns returns n conns in one array that starts on a cache line: at
 // least 32 KiB, so that it is a large object, which starts a page (a small

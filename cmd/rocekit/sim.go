@@ -103,6 +103,10 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "rocekit sim: --snaplen must be 0 or more")
 		return 2
 	}
+	if me := (*roce.MemoryError)(nil); errors.As(sc.CheckMemory(0), &me) {
+		fmt.Fprintf(stderr, "rocekit sim: %s; lower %s\n", me.Need(), memoryHint(me.Estimate.Key, set, *scenario))
+		return 2
+	}
 
 	opt := roce.Options{Snaplen: *snaplen}
 	var traceFile *os.File
@@ -241,6 +245,20 @@ func applySimFlags(sc *roce.Scenario, set map[string]bool, f simFlags) error {
 		}
 	}
 	return nil
+}
+
+// memoryHint names what to lower for a scenario that needs too much memory:
+// the flag that sets the value at JSON key path key (e.g. qps[0].count) if
+// it was given or there is no scenario file, else the key in the file.
+func memoryHint(key string, set map[string]bool, file string) string {
+	_, field, _ := strings.Cut(key, "].")
+	if f := map[string]string{"count": "qps", "outstanding": "outstanding", "work.size": "size"}[field]; f != "" && (set[f] || file == "") {
+		return "--" + f
+	}
+	if file != "" {
+		return key + " in " + file
+	}
+	return key
 }
 
 // progressBar draws a progress line on a terminal's standard error during
