@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -49,39 +48,27 @@ type decodeConfig struct {
 func runDecode(args []string, stdout, stderr io.Writer) int {
 	var cfg decodeConfig
 	fs := flag.NewFlagSet("decode", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, decodeUsage)
-		fs.PrintDefaults()
-	}
 	fs.BoolVar(&cfg.verbose, "v", false, "print every field of every header (like tshark -V)")
 	fs.StringVar(&cfg.format, "format", "text", "output format: text or json (one object per frame, NDJSON)")
 	fs.BoolVar(&cfg.summary, "summary", false, "print a per-connection summary instead of frames")
-	qp := fs.String("qp", "", "only frames to or from these QPs (BTH DestQP or DETH SrcQP), comma-separated, decimal or 0x hex")
-	ops := fs.String("opcode", "", "only these opcodes, comma-separated names (RC_SEND_ONLY) or numbers (0x04)")
-	tr := fs.String("transport", "", "only these transports, comma-separated: RC, UC, RD, UD, CNP, XRC")
-	frames := fs.String("frames", "", "only this frame range: N, N-M, N- or -M (1-based)")
+	qp := fs.String("qp", "", "only frames to or from these QPs (BTH DestQP or DETH SrcQP), comma-separated, decimal or 0x hex (default: every QP)")
+	ops := fs.String("opcode", "", "only these opcodes, comma-separated names (RC_SEND_ONLY) or numbers (0x04) (default: every opcode)")
+	tr := fs.String("transport", "", "only these transports, comma-separated: RC, UC, RD, UD, CNP, XRC (default: every transport)")
+	frames := fs.String("frames", "", "only this frame range: N, N-M, N- or -M (1-based; default: every frame)")
 	fs.IntVar(&cfg.pmtu, "pmtu", 0, "path MTU to assume for READ response matching until CM or full-size packets say (0: infer)")
-	ports := fs.String("port", "", "extra UDP destination ports to decode as RoCEv2, comma-separated (4791 always is)")
-	files, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	ports := fs.String("port", "", "extra UDP destination ports to decode as RoCEv2, comma-separated (4791 always is; default: none)")
+	files, code, ok := parseArgs(fs, decodeUsage, args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	if err := cfg.parse(*qp, *ops, *tr, *frames, *ports); err != nil {
-		fmt.Fprintf(stderr, "rocekit decode: %v\n", err)
-		return 2
+		return usageError(stderr, "decode", "%v", err)
 	}
 	if cfg.format != "text" && cfg.format != "json" {
-		fmt.Fprintf(stderr, "rocekit decode: --format %q: want text or json\n", cfg.format)
-		return 2
+		return usageError(stderr, "decode", "--format %q: want text or json", cfg.format)
 	}
 	if len(files) == 0 {
-		fmt.Fprintln(stderr, "rocekit decode: no capture file given")
-		fs.Usage()
-		return 2
+		return usageError(stderr, "decode", "no capture file given")
 	}
 	out := bufio.NewWriterSize(stdout, 1<<16)
 	defer out.Flush()
@@ -98,23 +85,6 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 		d.writeSummary()
 	}
 	return status
-}
-
-// parseInterspersed lets flags follow the file names, as tcpdump and tshark
-// users type them.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var rest []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return rest, nil
-		}
-		rest = append(rest, args[0])
-		args = args[1:]
-	}
 }
 
 func (c *decodeConfig) parse(qp, ops, tr, frames, ports string) error {

@@ -121,9 +121,9 @@ func TestGenListFaults(t *testing.T) {
 		assert.Contains(t, out, k.String()+" ")
 	}
 	assert.Len(t, strings.Split(strings.TrimSpace(out), "\n"), len(gen.Kinds()))
-	code, _, errs := simCLI("help", "gen")
+	code, out, _ = simCLI("help", "gen")
 	assert.Equal(t, 0, code)
-	assert.Contains(t, errs, "PREFIX.manifest.json")
+	assert.Contains(t, out, "PREFIX.manifest.json")
 }
 
 func TestGenUsageErrors(t *testing.T) {

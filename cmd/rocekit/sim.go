@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -24,8 +23,10 @@ lazily and every payload is checked where it lands.
 With no flags: two hosts on a 100 Gb/s link with 1 us propagation delay and
 1% loss each way, one QP streaming 1 MiB RDMA WRITEs at 4 KiB MTU. Flags
 change the default scenario, or the one given with --scenario (a JSON file;
---print-scenario shows the format). --trace writes every frame on every link
-to a capture that rocekit decode and tshark read.
+--print-scenario shows the format); the defaults shown below are the
+built-in scenario's, and a flag not given keeps the scenario's value.
+--trace writes every frame on every link to a capture that rocekit decode
+and tshark read.
 
 Exit status: 0 when the run finished (whatever the completion statuses),
 1 when data integrity or completion order failed or the trace could not be
@@ -40,46 +41,45 @@ func init() {
 
 func runSim(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, simUsage)
-		fs.PrintDefaults()
+	// The defaults shown are the built-in scenario's; a flag that is not
+	// given leaves the scenario's value as it is.
+	def := roce.DefaultScenario()
+	dq := def.QPs[0]
+	defLoss := 0.0
+	if f := def.Links[0].Faults; f != nil {
+		defLoss = f.Loss
 	}
 	scenario := fs.String("scenario", "", "scenario JSON `file` (default: the built-in two-host scenario)")
-	loss := fs.Float64("loss", 0, "loss probability `p` per frame on every link, both directions (replaces the scenario's)")
-	messages := fs.Int64("messages", 0, "work requests per QP (`n`)")
-	size := fs.Int("size", 0, "message size in `bytes`")
-	op := fs.String("op", "", "operation: write, send, read, atomic, fetch_add, cmp_swap or mix")
-	mtu := fs.Int("mtu", 0, "path MTU: 256, 512, 1024, 2048 or 4096")
-	seed := fs.Uint64("seed", 0, "random seed (faults and work)")
-	qps := fs.Int("qps", 0, "connections (QP pairs) per scenario QP entry")
-	bandwidth := fs.Float64("bandwidth", 0, "rate of every link in `Gb/s`")
-	delay := fs.Float64("delay", 0, "propagation delay of every link in `ns`")
-	outstanding := fs.Int("outstanding", 0, "work requests outstanding per QP at most")
-	stop := fs.Duration("stop", 0, "stop at this simulated `time` (e.g. 10ms); default: when all work is done")
-	trace := fs.String("trace", "", "write every frame on every link to `file` (pcapng if it ends in .pcapng, else pcap)")
+	loss := fs.Float64("loss", defLoss, "loss probability `p` per frame on every link, both directions (replaces the scenario's)")
+	messages := fs.Int64("messages", dq.Work.Count, "work requests per QP (`n`)")
+	size := fs.Int("size", dq.Work.Size, "message size in `bytes`")
+	op := fs.String("op", dq.Work.Op, "operation: write, send, read, atomic, fetch_add, cmp_swap or mix")
+	mtu := fs.Int("mtu", dq.MTU, "path MTU: 256, 512, 1024, 2048 or 4096")
+	seed := fs.Uint64("seed", def.Seed, "random seed (faults and work)")
+	qps := fs.Int("qps", max(dq.Count, 1), "connections (QP pairs) per scenario QP entry")
+	bandwidth := fs.Float64("bandwidth", def.Links[0].BandwidthGbps, "rate of every link in `Gb/s`")
+	delay := fs.Float64("delay", def.Links[0].DelayNS, "propagation delay of every link in `ns`")
+	outstanding := fs.Int("outstanding", dq.Outstanding, "work requests outstanding per QP at most")
+	stop := fs.Duration("stop", time.Duration(def.StopNS), "stop at this simulated `time` (e.g. 10ms); 0: when all work is done")
+	trace := fs.String("trace", "", "write every frame on every link to `file` (pcapng if it ends in .pcapng, else pcap; default: no trace)")
 	snaplen := fs.Int("snaplen", 0, "with --trace, keep at most `n` bytes of each frame (0: whole frames)")
 	jsonOut := fs.Bool("json", false, "print the summary as one JSON object")
 	printScenario := fs.Bool("print-scenario", false, "print the scenario (after flags) as JSON and exit")
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	rest, code, ok := parseArgs(fs, simUsage, args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	if len(rest) > 0 {
-		fmt.Fprintf(stderr, "rocekit sim: unexpected argument %q (the scenario file goes after --scenario)\n", rest[0])
-		return 2
+		return usageError(stderr, "sim", "unexpected argument %q (the scenario file goes after --scenario)", rest[0])
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
 	var sc *roce.Scenario
+	var err error
 	if *scenario != "" {
 		if sc, err = roce.LoadScenario(*scenario); err != nil {
-			fmt.Fprintf(stderr, "rocekit sim: %v\n", err)
-			return 2
+			return usageError(stderr, "sim", "%v", err)
 		}
 	} else {
 		sc = roce.DefaultScenario()
@@ -88,20 +88,17 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		loss: *loss, messages: *messages, size: *size, op: *op, mtu: *mtu, seed: *seed, qps: *qps,
 		bandwidth: *bandwidth, delay: *delay, outstanding: *outstanding, stop: *stop,
 	}); err != nil {
-		fmt.Fprintf(stderr, "rocekit sim: %v\n", err)
-		return 2
+		return usageError(stderr, "sim", "%v", err)
 	}
 	if err := sc.Validate(); err != nil {
-		fmt.Fprintf(stderr, "rocekit sim: %v\n", err)
-		return 2
+		return usageError(stderr, "sim", "%v", err)
 	}
 	if *printScenario {
 		stdout.Write(sc.MarshalIndent())
 		return 0
 	}
 	if *snaplen < 0 {
-		fmt.Fprintln(stderr, "rocekit sim: --snaplen must be 0 or more")
-		return 2
+		return usageError(stderr, "sim", "--snaplen %d: want 0 or more", *snaplen)
 	}
 
 	opt := roce.Options{Snaplen: *snaplen}
@@ -124,8 +121,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	}
 	s, err := roce.New(sc, opt)
 	if err != nil {
-		fmt.Fprintf(stderr, "rocekit sim: %v\n", err)
-		return 2
+		return usageError(stderr, "sim", "%v", err)
 	}
 	sum, runErr := s.Run()
 	status := 0
