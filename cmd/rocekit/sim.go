@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -91,7 +94,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "sim", "%v", err)
 	}
 	if err := sc.Validate(); err != nil {
-		return usageError(stderr, "sim", "%v", err)
+		return usageError(stderr, "sim", "%v", flagValueError(err, fs, set))
 	}
 	if *printScenario {
 		stdout.Write(sc.MarshalIndent())
@@ -161,9 +164,6 @@ type simFlags struct {
 // applySimFlags changes the scenario as the flags that were given say.
 func applySimFlags(sc *roce.Scenario, set map[string]bool, f simFlags) error {
 	if set["loss"] {
-		if !(f.loss >= 0 && f.loss <= 1) {
-			return fmt.Errorf("--loss %v: want a probability in [0, 1]", f.loss)
-		}
 		for i := range sc.Links {
 			l := &sc.Links[i]
 			for _, p := range []**roce.FaultSpec{&l.Faults, &l.AToB, &l.BToA} {
@@ -200,9 +200,6 @@ func applySimFlags(sc *roce.Scenario, set map[string]bool, f simFlags) error {
 		q := &sc.QPs[i]
 		w := &q.Work
 		if set["messages"] {
-			if f.messages < 0 {
-				return fmt.Errorf("--messages %d: negative", f.messages)
-			}
 			w.Count = f.messages
 		}
 		if (set["size"] || set["op"]) && len(w.WRs) > 0 {
@@ -237,6 +234,34 @@ func applySimFlags(sc *roce.Scenario, set map[string]bool, f simFlags) error {
 		}
 	}
 	return nil
+}
+
+// simFlagFields names the flag that sets each scenario value (indices
+// left out), for Validate's errors about values a flag gave.
+var simFlagFields = map[string]string{
+	"links[].bandwidth_gbps": "bandwidth", "links[].delay_ns": "delay",
+	"links[].faults.loss": "loss", "links[].a_to_b.loss": "loss", "links[].b_to_a.loss": "loss",
+	"stop_ns": "stop", "qps[].count": "qps", "qps[].mtu": "mtu", "qps[].outstanding": "outstanding",
+	"qps[].work.count": "messages", "qps[].work.size": "size", "qps[].work.op": "op",
+}
+
+var indices = regexp.MustCompile(`\[\d+\]`)
+
+// flagValueError rewrites the scenario's error about a value that a flag
+// given on the command line set, to name the flag as written: --bandwidth
+// 0, not links[0].bandwidth_gbps.
+func flagValueError(err error, fs *flag.FlagSet, set map[string]bool) error {
+	var ve *roce.ValueError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	name := simFlagFields[indices.ReplaceAllString(ve.Path, "[]")]
+	if !set[name] {
+		return err
+	}
+	v := fs.Lookup(name).Value.String()
+	msg := strings.TrimPrefix(strings.TrimPrefix(ve.Msg, v+": "), strconv.Quote(v)+": ")
+	return fmt.Errorf("%s %s: %s", flagName(name), v, msg)
 }
 
 // progressBar draws a progress line on a terminal's standard error during
