@@ -12,6 +12,8 @@ import (
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocekit/rocekit/internal/plural"
 )
 
 // The shared captures (MANIFEST.md) with their IB frame counts.
@@ -322,6 +324,6 @@ func TestSummaryOutputs(t *testing.T) {
 		for _, conn := range s.Connections {
 			assert.Contains(t, out, fmt.Sprintf("connection %d ", conn.ID))
 		}
-		assert.True(t, strings.HasPrefix(out, fmt.Sprintf("%d frames, %d IB frames", s.Frames, s.IBFrames)), out)
+		assert.True(t, strings.HasPrefix(out, plural.Count(s.Frames, "frame")+", "+plural.Count(s.IBFrames, "IB frame")), out)
 	}
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
+
+	"github.com/rocekit/rocekit/internal/plural"
 )
 
 // Summary is what a Tracker learnt, per connection.
@@ -307,7 +309,8 @@ func (s *Summary) Total(w Warning) uint64 {
 // connection with a table per direction.
 func (s *Summary) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "%d frames, %d IB frames (%d undecoded), %d connections", s.Frames, s.IBFrames, s.Undecoded, len(s.Connections))
+	fmt.Fprintf(ew, "%s, %s (%d undecoded), %s", plural.Count(s.Frames, "frame"), plural.Count(s.IBFrames, "IB frame"), s.Undecoded,
+		plural.Count(len(s.Connections), "connection"))
 	if s.CMRejects > 0 {
 		fmt.Fprintf(ew, ", %d CM REJ", s.CMRejects)
 	}

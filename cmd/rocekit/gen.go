@@ -13,6 +13,8 @@ import (
 	"github.com/rocekit/rocekit/roce"
 	"github.com/rocekit/rocekit/sim"
 	"github.com/rocekit/rocekit/stim"
+
+	"github.com/rocekit/rocekit/internal/plural"
 )
 
 const genUsage = `usage: rocekit gen [--scenario FILE | --packets FILE] [--format F] [--width BITS]
@@ -190,7 +192,8 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	if man == "" {
 		files = files[:len(files)-1]
 	}
-	fmt.Fprintf(stdout, "%d input frames, %d output frames, %d faults injected; wrote %s\n", res.In, res.Out, len(res.Faults), strings.Join(files, " "))
+	fmt.Fprintf(stdout, "%s, %s, %s injected; wrote %s\n", plural.Count(res.In, "input frame"), plural.Count(res.Out, "output frame"),
+		plural.Count(len(res.Faults), "fault"), strings.Join(files, " "))
 	var parts []string
 	for _, r := range gen.Reactions() {
 		if n := res.Count(r); n > 0 {
