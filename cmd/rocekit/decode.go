@@ -20,6 +20,12 @@ input): one line per frame like tcpdump, every field with -v like tshark -V,
 or one JSON object per frame with --format json. ICRC (and VCRC on native
 InfiniBand) is checked on every frame.
 
+Times are in UTC, whatever the local time zone. A text line gives the time
+of day; --time gives the date and time, epoch seconds, the time since the
+first line or since the previous one instead (tcpdump's -tttt, -tt,
+-ttttt, -ttt), or none (-t). -v and JSON give the date and time in RFC 3339
+form (2023-11-14T22:13:20.000000001Z).
+
 Exit status: 0 when every file was read to the end, 1 when a file could not
 be opened or is damaged (after printing what could be read), 2 for usage
 errors.
@@ -43,6 +49,7 @@ type decodeConfig struct {
 	last    int // 0: no upper bound
 	ports   []uint16
 	pmtu    int
+	time    timeFormat // of the one-line text output
 }
 
 func runDecode(args []string, stdout, stderr io.Writer) int {
@@ -57,9 +64,17 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 	frames := fs.String("frames", "", "only this frame range: N, N-M, N- or -M (1-based; default: every frame)")
 	fs.IntVar(&cfg.pmtu, "pmtu", 0, "path MTU to assume for READ response matching until CM or full-size packets say (0: infer)")
 	ports := fs.String("port", "", "extra UDP destination ports to decode as RoCEv2, comma-separated (4791 always is; default: none)")
+	stamp := fs.String("time", "abs", "time of each text line, in UTC: abs (time of day), date (and time), epoch (seconds), rel (since the first line), delta (since the previous line) or none")
 	files, code, ok := parseArgs(fs, decodeUsage, args, stdout, stderr)
 	if !ok {
 		return code
+	}
+	var known bool
+	if cfg.time, known = parseTimeFormat(*stamp); !known {
+		return usageError(stderr, "decode", "--time %q: want abs, date, epoch, rel, delta or none", *stamp)
+	}
+	if cfg.time != timeAbs && (cfg.verbose || cfg.format == "json" || cfg.summary) {
+		return usageError(stderr, "decode", "--time applies to the one-line text output, not to -v, --format json or --summary")
 	}
 	if err := cfg.parse(*qp, *ops, *tr, *frames, *ports); err != nil {
 		return usageError(stderr, "decode", "%v", err)
@@ -176,6 +191,7 @@ type frameInfo struct {
 	file     string
 	warnings []string
 	clock    clockCache
+	stamp    *stamper   // the text lines' times
 	jc       *jsonCache // nil: render every field afresh
 }
 
