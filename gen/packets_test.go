@@ -190,6 +190,7 @@ func TestPacketListErrors(t *testing.T) {
 		{"{\"packets\": [{\"opcode\": 4},\n  {\"opcode\": 4, \"ipv4\": {\"src\": 7}}]}", "packet list: packets[1].ipv4.src: expected a string, got a number at line 2 column 33"},
 		{"[{\"opcode\": 4},\n {\"opcode\": 4,}]", "packet list: invalid character '}' looking for beginning of object key string at line 2 column 15"},
 		{`7`, "the packet list must be an array of packets or an object, got a number at line 1 column 1"},
+		{"[{\"opcode\": 4,\n  \"bth\": {\"psn\": \"zz\"}}]", `packet list: [0].bth.psn: "zz": want an unsigned number (decimal, or a string such as "0x1f") at line 2 column 18`},
 		{`[{"opcode": "RC_SEND_ONLY", "bth": {"psn": 16777216}}]`, "bth.psn"},
 		{`[{"opcode": "RC_SEND_NOTHING"}]`, "RC_SEND_NOTHING"},
 		{`[{"opcode": 256}]`, "opcode"},

@@ -62,7 +62,7 @@ func describe(data []byte, v any, err error, top string) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		path, start := "", int64(0)
-		walk(data, nil, func(p []level, key bool, s, e int64) bool {
+		walk(data, nil, func(p []level, key bool, _ reflect.Type, s, e int64) bool {
 			if key || e < te.Offset {
 				return false
 			}
@@ -79,7 +79,7 @@ func describe(data []byte, v any, err error, top string) error {
 		found := false
 		var path string
 		var start int64
-		walk(data, reflect.TypeOf(v), func(p []level, key bool, s, e int64) bool {
+		walk(data, reflect.TypeOf(v), func(p []level, key bool, _ reflect.Type, s, e int64) bool {
 			if !key {
 				return false
 			}
@@ -94,6 +94,29 @@ func describe(data []byte, v any, err error, top string) error {
 			return fmt.Errorf("%s: unknown key at %s", path, Position(data, start))
 		}
 		return fmt.Errorf("unknown key %q", name)
+	}
+	// An error of a type that decodes itself: find the first value of such
+	// a type that refuses its bytes.
+	var found error
+	walk(data, reflect.TypeOf(v), func(p []level, key bool, t reflect.Type, s, e int64) bool {
+		if key || t == nil || e-s < 1 || data[s] == '{' || data[s] == '[' {
+			return false
+		}
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		u, ok := reflect.New(t).Interface().(json.Unmarshaler)
+		if !ok {
+			return false
+		}
+		if uerr := u.UnmarshalJSON(data[s:e]); uerr != nil && len(p) > 0 {
+			found = fmt.Errorf("%s: %v at %s", pathOf(p), uerr, Position(data, s))
+			return true
+		}
+		return false
+	})
+	if found != nil {
+		return found
 	}
 	return err
 }
@@ -125,8 +148,9 @@ func pathOf(p []level) string {
 // walk reads data token by token and calls visit for every key (key true)
 // and value with the path to it and its first and end offsets, until
 // visit returns true. With t, the Go type data decodes into, each level
-// records the type of its container where one is known.
-func walk(data []byte, t reflect.Type, visit func(p []level, key bool, start, end int64) bool) {
+// records the type of its container where one is known, and visit is
+// given the Go type of each value (nil where not known).
+func walk(data []byte, t reflect.Type, visit func(p []level, key bool, t reflect.Type, start, end int64) bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var stack []level
@@ -153,19 +177,19 @@ func walk(data []byte, t reflect.Type, visit func(p []level, key bool, start, en
 		}
 		if n := len(stack); n > 0 && !stack[n-1].array && stack[n-1].wantKey {
 			stack[n-1].key, stack[n-1].wantKey = tok.(string), false
-			if visit(stack, true, start, end) {
+			if visit(stack, true, nil, start, end) {
 				return
 			}
 			continue
-		}
-		if visit(stack, false, start, end) {
-			return
 		}
 		child := t
 		if n := len(stack); n > 0 {
 			child = childType(&stack[n-1])
 		} else if t != nil {
 			t = nil // the root's type is used once
+		}
+		if visit(stack, false, child, start, end) {
+			return
 		}
 		switch tok {
 		case json.Delim('{'):

@@ -2,6 +2,7 @@ package jsonerr
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -62,4 +63,30 @@ func TestPosition(t *testing.T) {
 	assert.Equal(t, "line 3 column 1", Position(d, 8))
 	assert.Equal(t, "line 2 column 4", Position(d, 7)) // after "cdé": characters, not bytes
 	assert.Equal(t, "line 3 column 2", Position(d, 99))
+}
+
+type hexNum uint64
+
+func (h *hexNum) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) != nil || len(s) < 3 || s[:2] != "0x" {
+		return fmt.Errorf("%s: want a string such as \"0x1f\"", b)
+	}
+	return nil
+}
+
+type withHex struct {
+	Items []struct {
+		PSN  hexNum  `json:"psn"`
+		Mask *hexNum `json:"mask"`
+	} `json:"items"`
+}
+
+// A value of a type that decodes itself and refuses its bytes is named by
+// its path and position too.
+func TestDecodeUnmarshalerError(t *testing.T) {
+	var w withHex
+	err := Decode([]byte("{\"items\": [{\"psn\": \"0x1\"},\n  {\"psn\": \"0x2\", \"mask\": \"zz\"}]}"), &w, "x")
+	require.Error(t, err)
+	assert.Equal(t, `items[1].mask: "zz": want a string such as "0x1f" at line 2 column 26`, err.Error())
 }
