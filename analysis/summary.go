@@ -378,7 +378,7 @@ func (d *Direction) writeText(w io.Writer) {
 	if len(d.Opcodes) > 0 {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, o := range d.Opcodes {
-			fmt.Fprintf(tw, "      %s\t%d pkts\t%d B\tpayload %d\n", o.Opcode, o.Packets, o.Bytes, o.Payload)
+			fmt.Fprintf(tw, "      %s\t%s\t%d B\tpayload %d\n", o.Opcode, plural.Count(o.Packets, "pkt"), o.Bytes, o.Payload)
 		}
 		tw.Flush()
 	}
@@ -402,7 +402,7 @@ func (d *Direction) writeText(w io.Writer) {
 		fmt.Fprintf(w, "    reads requested %d, completed %d\n", d.ReadRequests, d.ReadsCompleted)
 	}
 	if r := d.RTT; r.Samples > 0 {
-		fmt.Fprintf(w, "    ACK RTT %d samples: min %s, mean %s, max %s\n", r.Samples, r.Min, r.Mean, r.Max)
+		fmt.Fprintf(w, "    ACK RTT %s: min %s, mean %s, max %s\n", plural.Count(r.Samples, "sample"), r.Min, r.Mean, r.Max)
 	}
 	if d.ACKs+d.RNRNAKs+d.NAKs.Total()+d.ReadResponses > 0 {
 		fmt.Fprintf(w, "    responses: ACK %d, RNR NAK %d, NAK %d, read responses %d (matched %d, unmatched %d)\n",

@@ -310,7 +310,7 @@ func (sum *Summary) WriteText(w io.Writer) error {
 		sum.ICRCErrors, sum.Malformed, sum.IPChecksumErrors, sum.Misaddressed, sum.UnknownQP, sum.ECNCEReceived)
 	integrity := fmt.Sprintf("OK (%s)", plural.Count(sum.IntegrityChecks, "check"))
 	if !sum.DataIntegrityOK {
-		integrity = fmt.Sprintf("FAILED: %d of %d checks; first: %s", sum.IntegrityFailures, sum.IntegrityChecks, sum.FirstFailure)
+		integrity = fmt.Sprintf("FAILED: %d of %s; first: %s", sum.IntegrityFailures, plural.Count(sum.IntegrityChecks, "check"), sum.FirstFailure)
 	}
 	if !sum.CompletionOrderOK {
 		integrity += "; completions out of posting order"

@@ -21,6 +21,10 @@ func TestSummaryTextPlurals(t *testing.T) {
 		"  PFC           1 pause, ", "  integrity     OK (1 check)\n", "  engine        1 event in "} {
 		assert.Contains(t, out, want)
 	}
+	one.DataIntegrityOK, one.IntegrityFailures, one.FirstFailure = false, 1, "x"
+	b.Reset()
+	require.NoError(t, one.WriteText(&b))
+	assert.Contains(t, b.String(), "  integrity     FAILED: 1 of 1 check; first: x\n")
 	two := &Summary{Timeouts: 2, Retries: 2, IntegrityChecks: 2, Events: 2, DataIntegrityOK: true, CompletionOrderOK: true}
 	two.Latency.Count = 2
 	two.Network.FramesOnWire = 2
@@ -32,4 +36,8 @@ func TestSummaryTextPlurals(t *testing.T) {
 		"  PFC           2 pauses, ", "  integrity     OK (2 checks)\n", "  engine        2 events in "} {
 		assert.Contains(t, out, want)
 	}
+	two.DataIntegrityOK, two.IntegrityFailures, two.FirstFailure = false, 1, "x"
+	b.Reset()
+	require.NoError(t, two.WriteText(&b))
+	assert.Contains(t, b.String(), "  integrity     FAILED: 1 of 2 checks; first: x\n")
 }
