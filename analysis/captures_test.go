@@ -9,11 +9,10 @@ import (
 
 	"github.com/rocekit/rocekit/analysis"
 	"github.com/rocekit/rocekit/internal/oracle"
+	"github.com/rocekit/rocekit/internal/plural"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/rocekit/rocekit/internal/plural"
 )
 
 // The shared captures (MANIFEST.md) with their IB frame counts.

@@ -8,10 +8,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rocekit/rocekit/internal/plural"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
-
-	"github.com/rocekit/rocekit/internal/plural"
 )
 
 // Summary is what a Tracker learnt, per connection.

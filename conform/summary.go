@@ -5,9 +5,8 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/rocekit/rocekit/rc"
-
 	"github.com/rocekit/rocekit/internal/plural"
+	"github.com/rocekit/rocekit/rc"
 )
 
 // Summary is what a Checker saw, once the capture is over.

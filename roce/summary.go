@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"github.com/rocekit/rocekit/aeth"
+	"github.com/rocekit/rocekit/internal/plural"
 	"github.com/rocekit/rocekit/rc"
 	"github.com/rocekit/rocekit/sim"
-
-	"github.com/rocekit/rocekit/internal/plural"
 )
 
 // Summary is the result of a run. Its JSON form (encoding/json) is what

@@ -9,12 +9,11 @@ import (
 	"strings"
 
 	"github.com/rocekit/rocekit/gen"
+	"github.com/rocekit/rocekit/internal/plural"
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/roce"
 	"github.com/rocekit/rocekit/sim"
 	"github.com/rocekit/rocekit/stim"
-
-	"github.com/rocekit/rocekit/internal/plural"
 )
 
 const genUsage = `usage: rocekit gen [--scenario FILE | --packets FILE] [--format F] [--width BITS]

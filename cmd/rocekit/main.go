@@ -50,7 +50,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	name := args[0]
 	if name == "help" || name == "-h" || name == "--help" {
 		if len(args) > 2 {
-			return usageError(stderr, "help", "unexpected argument %q", args[2])
+			return usageError(stderr, "", "help: unexpected argument %q", args[2])
 		}
 		if len(args) > 1 {
 			cmd, ok := commands[args[1]]
