@@ -9,6 +9,7 @@ import (
 
 	"github.com/rocekit/rocekit/analysis"
 	"github.com/rocekit/rocekit/internal/oracle"
+	"github.com/rocekit/rocekit/internal/plural"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -322,6 +323,6 @@ func TestSummaryOutputs(t *testing.T) {
 		for _, conn := range s.Connections {
 			assert.Contains(t, out, fmt.Sprintf("connection %d ", conn.ID))
 		}
-		assert.True(t, strings.HasPrefix(out, fmt.Sprintf("%d frames, %d IB frames", s.Frames, s.IBFrames)), out)
+		assert.True(t, strings.HasPrefix(out, plural.Count(s.Frames, "frame")+", "+plural.Count(s.IBFrames, "IB frame")), out)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rocekit/rocekit/internal/plural"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
 )
@@ -307,7 +308,8 @@ func (s *Summary) Total(w Warning) uint64 {
 // connection with a table per direction.
 func (s *Summary) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "%d frames, %d IB frames (%d undecoded), %d connections", s.Frames, s.IBFrames, s.Undecoded, len(s.Connections))
+	fmt.Fprintf(ew, "%s, %s (%d undecoded), %s", plural.Count(s.Frames, "frame"), plural.Count(s.IBFrames, "IB frame"), s.Undecoded,
+		plural.Count(len(s.Connections), "connection"))
 	if s.CMRejects > 0 {
 		fmt.Fprintf(ew, ", %d CM REJ", s.CMRejects)
 	}
@@ -375,7 +377,7 @@ func (d *Direction) writeText(w io.Writer) {
 	if len(d.Opcodes) > 0 {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, o := range d.Opcodes {
-			fmt.Fprintf(tw, "      %s\t%d pkts\t%d B\tpayload %d\n", o.Opcode, o.Packets, o.Bytes, o.Payload)
+			fmt.Fprintf(tw, "      %s\t%s\t%d B\tpayload %d\n", o.Opcode, plural.Count(o.Packets, "pkt"), o.Bytes, o.Payload)
 		}
 		tw.Flush()
 	}
@@ -399,7 +401,7 @@ func (d *Direction) writeText(w io.Writer) {
 		fmt.Fprintf(w, "    reads requested %d, completed %d\n", d.ReadRequests, d.ReadsCompleted)
 	}
 	if r := d.RTT; r.Samples > 0 {
-		fmt.Fprintf(w, "    ACK RTT %d samples: min %s, mean %s, max %s\n", r.Samples, r.Min, r.Mean, r.Max)
+		fmt.Fprintf(w, "    ACK RTT %s: min %s, mean %s, max %s\n", plural.Count(r.Samples, "sample"), r.Min, r.Mean, r.Max)
 	}
 	if d.ACKs+d.RNRNAKs+d.NAKs.Total()+d.ReadResponses > 0 {
 		fmt.Fprintf(w, "    responses: ACK %d, RNR NAK %d, NAK %d, read responses %d (matched %d, unmatched %d)\n",

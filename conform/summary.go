@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/rocekit/rocekit/internal/plural"
 	"github.com/rocekit/rocekit/rc"
 )
 
@@ -217,7 +218,7 @@ func (s *Summary) AppendText(b []byte) []byte {
 		b = append(b, '-')
 		b = strconv.AppendInt(b, int64(cn.LastFrame), 10)
 		b = append(b, ", "...)
-		b = appendCount(b, cn.Packets, "packet")
+		b = plural.Append(b, cn.Packets, "packet")
 		b = append(b, ": a->b "...)
 		b = appendChannel(b, &cn.AtoB)
 		b = append(b, ", b->a "...)
@@ -227,16 +228,16 @@ func (s *Summary) AppendText(b []byte) []byte {
 			b = strconv.AppendInt(b, int64(cn.ErrorFrame), 10)
 		}
 		b = append(b, "; "...)
-		b = appendCount(b, cn.Findings, "finding")
+		b = plural.Append(b, cn.Findings, "finding")
 		b = append(b, '\n')
 	}
-	b = appendCount(b, s.Frames, "frame")
+	b = plural.Append(b, s.Frames, "frame")
 	b = append(b, ", "...)
-	b = appendCount(b, s.RCFrames, "RC packet")
+	b = plural.Append(b, s.RCFrames, "RC packet")
 	b = append(b, ", "...)
-	b = appendCount(b, len(s.Connections), "connection")
+	b = plural.Append(b, len(s.Connections), "connection")
 	b = append(b, ": "...)
-	b = appendCount(b, s.Findings, "finding")
+	b = plural.Append(b, s.Findings, "finding")
 	first := true
 	for _, kc := range s.Counts {
 		if kc.Count == 0 {
@@ -257,7 +258,7 @@ func (s *Summary) AppendText(b []byte) []byte {
 	}
 	if s.Outstanding > 0 {
 		b = append(b, "; "...)
-		b = appendCount(b, s.Outstanding, "request")
+		b = plural.Append(b, s.Outstanding, "request")
 		b = append(b, " outstanding at the end of the capture"...)
 	}
 	return append(b, '\n')
@@ -280,18 +281,8 @@ func appendHex(b []byte, v uint64, digits int) []byte {
 	return append(b, d[:digits]...)
 }
 
-func appendCount(b []byte, n int, what string) []byte {
-	b = strconv.AppendInt(b, int64(n), 10)
-	b = append(b, ' ')
-	b = append(b, what...)
-	if n != 1 {
-		b = append(b, 's')
-	}
-	return b
-}
-
 func appendChannel(b []byte, ch *Channel) []byte {
-	b = appendCount(b, ch.Requests, "request")
+	b = plural.Append(b, ch.Requests, "request")
 	if ch.Requests > 0 {
 		b = append(b, " ("...)
 		b = strconv.AppendInt(b, int64(ch.Retransmitted), 10)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rocekit/rocekit/aeth"
 	"github.com/rocekit/rocekit/icrc"
+	"github.com/rocekit/rocekit/internal/jsonerr"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/rc"
@@ -271,19 +272,15 @@ func LoadPackets(name string) (*Source, error) {
 func ParsePackets(data []byte) (*Source, error) {
 	var l jList
 	t := bytes.TrimSpace(data)
-	dec := json.NewDecoder(bytes.NewReader(t))
-	dec.DisallowUnknownFields()
-	var err error
+	var v any = &l
 	if len(t) > 0 && t[0] == '[' {
-		err = dec.Decode(&l.Packets)
-	} else {
-		err = dec.Decode(&l)
+		v = &l.Packets
 	}
-	if err != nil {
+	if err := jsonerr.Decode(data, v, packetsTop); err != nil {
+		if strings.HasPrefix(err.Error(), packetsTop) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("packet list: %w", err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("packet list: data after the JSON value")
 	}
 	dut := DefaultDUT()
 	if l.DUT != nil {
@@ -306,6 +303,9 @@ func ParsePackets(data []byte) (*Source, error) {
 	}
 	return src, nil
 }
+
+// packetsTop is the error for a file that holds neither form.
+const packetsTop = "the packet list must be an array of packets or an object"
 
 func parseAddr(a *Addr, j *jAddr, what string) error {
 	if j == nil {

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -185,7 +186,11 @@ func TestPacketListRepeat(t *testing.T) {
 
 func TestPacketListErrors(t *testing.T) {
 	for _, c := range []struct{ list, err string }{
-		{`[{"opcode": "RC_SEND_ONLY", "bogus": 1}]`, `unknown field "bogus"`},
+		{`[{"opcode": "RC_SEND_ONLY", "bogus": 1}]`, `packet list: [0].bogus: unknown key at line 1 column 29`},
+		{"{\"packets\": [{\"opcode\": 4},\n  {\"opcode\": 4, \"ipv4\": {\"src\": 7}}]}", "packet list: packets[1].ipv4.src: expected a string, got a number at line 2 column 33"},
+		{"[{\"opcode\": 4},\n {\"opcode\": 4,}]", "packet list: invalid character '}' looking for beginning of object key string at line 2 column 15"},
+		{`7`, "the packet list must be an array of packets or an object, got a number at line 1 column 1"},
+		{"[{\"opcode\": 4,\n  \"bth\": {\"psn\": \"zz\"}}]", `packet list: [0].bth.psn: "zz": want an unsigned number (decimal, or a string such as "0x1f") at line 2 column 18`},
 		{`[{"opcode": "RC_SEND_ONLY", "bth": {"psn": 16777216}}]`, "bth.psn"},
 		{`[{"opcode": "RC_SEND_NOTHING"}]`, "RC_SEND_NOTHING"},
 		{`[{"opcode": 256}]`, "opcode"},
@@ -202,5 +207,8 @@ func TestPacketListErrors(t *testing.T) {
 	} {
 		_, err := ParsePackets([]byte(c.list))
 		assert.ErrorContains(t, err, c.err, c.list)
+		if strings.Contains(c.err, " at line ") {
+			assert.EqualError(t, err, c.err, c.list)
+		}
 	}
 }

@@ -3,7 +3,6 @@ package roce
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -11,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/rocekit/rocekit/internal/jsonerr"
 	"github.com/rocekit/rocekit/sim"
 )
 
@@ -207,21 +207,25 @@ func ParseScenario(data []byte) (*Scenario, error) {
 
 // ReadScenario is ParseScenario from a reader.
 func ReadScenario(r io.Reader) (*Scenario, error) {
-	d := json.NewDecoder(r)
-	d.DisallowUnknownFields()
-	var sc Scenario
-	if err := d.Decode(&sc); err != nil {
-		return nil, fmt.Errorf("scenario: %w", jsonError(err))
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
 	}
-	var extra json.RawMessage
-	if err := d.Decode(&extra); err != io.EOF {
-		return nil, errors.New("scenario: trailing data after the JSON object")
+	var sc Scenario
+	if err := jsonerr.Decode(data, &sc, scenarioTop); err != nil {
+		if strings.HasPrefix(err.Error(), scenarioTop) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("scenario: %w", err)
 	}
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
 	return &sc, nil
 }
+
+// scenarioTop is the error for a file that holds no JSON object.
+const scenarioTop = "the scenario must be an object"
 
 // LoadScenario reads and checks the scenario in file name.
 func LoadScenario(name string) (*Scenario, error) {
@@ -235,20 +239,6 @@ func LoadScenario(name string) (*Scenario, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return sc, nil
-}
-
-// jsonError makes encoding/json's errors name the key the way the scenario
-// is written.
-func jsonError(err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) && te.Field != "" {
-		return fmt.Errorf("%s: cannot use a JSON %s as %s", te.Field, te.Value, te.Type)
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Errorf("%v (at byte %d)", se, se.Offset)
-	}
-	return err
 }
 
 // MarshalIndent returns the scenario as indented JSON, in the format
@@ -270,6 +260,18 @@ func (sc *Scenario) Clone() *Scenario {
 	return &c
 }
 
+// A ValueError is a scenario value that Validate refuses.
+type ValueError struct {
+	Path string // the value's key path as the JSON writes it: qps[0].mtu
+	Msg  string // what is wrong, starting with the value where it is one
+}
+
+func (e *ValueError) Error() string { return "scenario: " + e.Path + ": " + e.Msg }
+
+func badValue(path, format string, a ...any) error {
+	return &ValueError{path, fmt.Sprintf(format, a...)}
+}
+
 // node kinds of names in a scenario.
 const (
 	nodeNone = iota
@@ -281,9 +283,7 @@ const (
 // exactly one link, and every QP's hosts are joined directly or through the
 // switch.
 func (sc *Scenario) Validate() error {
-	bad := func(path, format string, a ...any) error {
-		return fmt.Errorf("scenario: %s: %s", path, fmt.Sprintf(format, a...))
-	}
+	bad := badValue
 	if len(sc.Hosts) == 0 {
 		return bad("hosts", "at least one host is needed")
 	}
@@ -375,11 +375,8 @@ func (sc *Scenario) Validate() error {
 			name string
 			f    *FaultSpec
 		}{{"faults", l.Faults}, {"a_to_b", l.AToB}, {"b_to_a", l.BToA}} {
-			if f.f == nil {
-				continue
-			}
-			if err := f.f.faults().Validate(); err != nil {
-				return bad(p+"."+f.name, "%v", strings.TrimPrefix(err.Error(), "sim: "))
+			if err := f.f.check(p + "." + f.name); err != nil {
+				return err
 			}
 		}
 		for j, d := range l.Dead {
@@ -496,9 +493,7 @@ func (sc *Scenario) connected(a, b string) bool {
 }
 
 func (w *WorkSpec) check(p string, ord int) error {
-	bad := func(path, format string, a ...any) error {
-		return fmt.Errorf("scenario: %s: %s", path, fmt.Sprintf(format, a...))
-	}
+	bad := badValue
 	if w.Count < 0 {
 		return bad(p+".count", "negative")
 	}
@@ -547,6 +542,35 @@ func (w *WorkSpec) opName() string {
 		return "write"
 	}
 	return w.Op
+}
+
+// check checks the faults at path p, naming each value by its key.
+func (f *FaultSpec) check(p string) error {
+	if f == nil {
+		return nil
+	}
+	probs := []struct {
+		key string
+		v   float64
+	}{{"loss", f.Loss}, {"reorder", f.Reorder}, {"duplicate", f.Duplicate}, {"corrupt", f.Corrupt}}
+	if b := f.Burst; b != nil {
+		probs = append(probs, []struct {
+			key string
+			v   float64
+		}{{"burst.p_good_bad", b.PGoodBad}, {"burst.p_bad_good", b.PBadGood}, {"burst.loss_bad", b.LossBad}, {"burst.loss_good", b.LossGood}}...)
+	}
+	for _, x := range probs {
+		if !sim.IsProbability(x.v) {
+			return badValue(p+"."+x.key, "%v: want a probability in [0, 1]", x.v)
+		}
+	}
+	if !(f.ReorderDelayNS >= 0) || math.IsInf(f.ReorderDelayNS, 0) {
+		return badValue(p+".reorder_delay_ns", "%v: want a delay in ns, 0 or more", f.ReorderDelayNS)
+	}
+	if err := f.faults().Validate(); err != nil {
+		return badValue(p, "%v", strings.TrimPrefix(err.Error(), "sim: "))
+	}
+	return nil
 }
 
 func (f *FaultSpec) faults() sim.Faults {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rocekit/rocekit/aeth"
+	"github.com/rocekit/rocekit/internal/plural"
 	"github.com/rocekit/rocekit/rc"
 	"github.com/rocekit/rocekit/sim"
 )
@@ -235,7 +236,7 @@ func (s *Sim) isSwitchPort(p *sim.Port) bool {
 func (s *Sim) describe() string {
 	sc := s.sc
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s, %s", plural(len(sc.Hosts), "host"), plural(len(sc.Links), "link"))
+	fmt.Fprintf(&b, "%s, %s", plural.Count(len(sc.Hosts), "host"), plural.Count(len(sc.Links), "link"))
 	if sc.Switch != nil {
 		fmt.Fprintf(&b, " through switch %s", sc.Switch.Name)
 	}
@@ -247,7 +248,7 @@ func (s *Sim) describe() string {
 		}
 		b.WriteString(")")
 	}
-	fmt.Fprintf(&b, ", %s", plural(len(s.conns), "QP"))
+	fmt.Fprintf(&b, ", %s", plural.Count(len(s.conns), "QP"))
 	if len(sc.QPs) == 1 {
 		q := &sc.QPs[0]
 		w := &q.Work
@@ -258,18 +259,11 @@ func (s *Sim) describe() string {
 			}
 			fmt.Fprintf(&b, ": %d x %s of %s each, MTU %d", w.Count, strings.ToUpper(w.opName()), size, q.mtu())
 		} else {
-			fmt.Fprintf(&b, ": %d WRs from a list, MTU %d", max(w.Count, int64(len(w.WRs))), q.mtu())
+			fmt.Fprintf(&b, ": %s from a list, MTU %d", plural.Count(max(w.Count, int64(len(w.WRs))), "WR"), q.mtu())
 		}
 	}
 	fmt.Fprintf(&b, ", seed %d", sc.Seed)
 	return b.String()
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // JSON returns the summary as one JSON object (with a trailing newline).
@@ -300,29 +294,29 @@ func (sum *Summary) WriteText(w io.Writer) error {
 	}
 	line("delivered", "%s in %s simulated: %.2f Gb/s goodput", humanBytes(float64(sum.BytesDelivered)),
 		nsString(sum.SimTimeNS), sum.GoodputGbps)
-	line("packets", "%d sent (%d with data), %d retransmitted, %d timeouts, %d go-back-N retries",
-		sum.PacketsSent, sum.DataPackets, sum.Retransmissions, sum.Timeouts, sum.Retries)
+	line("packets", "%d sent (%d with data), %d retransmitted, %s, %s",
+		sum.PacketsSent, sum.DataPackets, sum.Retransmissions, plural.Count(sum.Timeouts, "timeout"), plural.Count(sum.Retries, "go-back-N retry"))
 	line("NAKs", "%s; RNR NAKs %d", nakList(sum.NAKs), sum.RNRNAKs)
-	line("latency", "mean %s  p50 %s  p99 %s  max %s (simulated, %d WRs)",
-		nsString(sum.Latency.Mean), nsString(sum.Latency.P50), nsString(sum.Latency.P99), nsString(sum.Latency.Max), sum.Latency.Count)
+	line("latency", "mean %s  p50 %s  p99 %s  max %s (simulated, %s)",
+		nsString(sum.Latency.Mean), nsString(sum.Latency.P50), nsString(sum.Latency.P99), nsString(sum.Latency.Max), plural.Count(sum.Latency.Count, "WR"))
 	n := &sum.Network
-	line("network", "%d frames on the wire; dropped: %d loss, %d burst, %d dead, %d queue; %d duplicated, %d reordered, %d corrupted, %d ECN-marked",
-		n.FramesOnWire, n.Drops["loss"], n.Drops["burst"], n.Drops["dead"], n.Drops["queue"], n.Duplicated, n.Reordered, n.Corrupted, n.ECNMarked)
+	line("network", "%s on the wire; dropped: %d loss, %d burst, %d dead, %d queue; %d duplicated, %d reordered, %d corrupted, %d ECN-marked",
+		plural.Count(n.FramesOnWire, "frame"), n.Drops["loss"], n.Drops["burst"], n.Drops["dead"], n.Drops["queue"], n.Duplicated, n.Reordered, n.Corrupted, n.ECNMarked)
 	if n.PFCPauses > 0 {
-		line("PFC", "%d pauses, senders paused %s in all", n.PFCPauses, nsString(n.PFCPausedNS))
+		line("PFC", "%s, senders paused %s in all", plural.Count(n.PFCPauses, "pause"), nsString(n.PFCPausedNS))
 	}
 	line("NIC drops", "%d bad ICRC, %d malformed, %d bad IP checksum, %d misaddressed, %d unknown QP; %d arrived CE",
 		sum.ICRCErrors, sum.Malformed, sum.IPChecksumErrors, sum.Misaddressed, sum.UnknownQP, sum.ECNCEReceived)
-	integrity := fmt.Sprintf("OK (%d checks)", sum.IntegrityChecks)
+	integrity := fmt.Sprintf("OK (%s)", plural.Count(sum.IntegrityChecks, "check"))
 	if !sum.DataIntegrityOK {
-		integrity = fmt.Sprintf("FAILED: %d of %d checks; first: %s", sum.IntegrityFailures, sum.IntegrityChecks, sum.FirstFailure)
+		integrity = fmt.Sprintf("FAILED: %d of %s; first: %s", sum.IntegrityFailures, plural.Count(sum.IntegrityChecks, "check"), sum.FirstFailure)
 	}
 	if !sum.CompletionOrderOK {
 		integrity += "; completions out of posting order"
 	}
 	line("integrity", "%s", integrity)
-	line("engine", "%d events in %.3f s wall: %.3g events/s, %.3g packets/s (%.3g with data)",
-		sum.Events, sum.WallSeconds, sum.EventsPerSecond, sum.PacketsPerSecond, sum.DataPacketsPerSecond)
+	line("engine", "%s in %.3f s wall: %.3g events/s, %.3g packets/s (%.3g with data)",
+		plural.Count(sum.Events, "event"), sum.WallSeconds, sum.EventsPerSecond, sum.PacketsPerSecond, sum.DataPacketsPerSecond)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -109,6 +109,9 @@ type Faults struct {
 	Corrupt float64
 }
 
+// IsProbability reports whether p is a probability: in [0, 1] (NaN is not).
+func IsProbability(p float64) bool { return p >= 0 && p <= 1 }
+
 // Validate reports whether every probability is in [0, 1] and the reorder
 // delay is usable.
 func (f Faults) Validate() error {
@@ -120,7 +123,7 @@ func (f Faults) Validate() error {
 		{"Burst.LossBad", f.Burst.LossBad}, {"Burst.LossGood", f.Burst.LossGood},
 		{"Reorder", f.Reorder}, {"Duplicate", f.Duplicate}, {"Corrupt", f.Corrupt},
 	} {
-		if !(p.v >= 0 && p.v <= 1) {
+		if !IsProbability(p.v) {
 			return fmt.Errorf("sim: fault %s = %v is not a probability in [0, 1]", p.name, p.v)
 		}
 	}

@@ -20,7 +20,7 @@ func BenchmarkDecodeFile(b *testing.B) {
 	for _, mode := range []struct {
 		name string
 		args []string
-	}{{"summary", []string{"--summary"}}, {"json", []string{"--format", "json"}}} {
+	}{{"summary", []string{"--summary"}}, {"json", []string{"--format", "json"}}, {"text", nil}} {
 		b.Run(mode.name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				if code := runDecode(append(mode.args, file), io.Discard, io.Discard); code != 0 {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -65,38 +64,25 @@ func init() {
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, checkUsage)
-		fs.PrintDefaults()
-	}
 	format := fs.String("format", "text", "output format: text, or json (one object per finding, NDJSON, then a summary object)")
 	pmtu := fs.Int("pmtu", 0, "path MTU in bytes (256, 512, 1024, 2048 or 4096) to check against; 0: from CM, else learnt from full-size packets")
-	ports := fs.String("port", "", "extra UDP destination ports to decode as RoCEv2, comma-separated (4791 always is)")
-	files, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	ports := fs.String("port", "", "extra UDP destination ports to decode as RoCEv2, comma-separated (4791 always is; default: none)")
+	files, code, ok := parseArgs(fs, checkUsage, args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	if *format != "text" && *format != "json" {
-		fmt.Fprintf(stderr, "rocekit check: --format %q: want text or json\n", *format)
-		return 2
+		return usageError(stderr, "check", "--format %q: want text or json", *format)
 	}
 	if *pmtu != 0 && *pmtu != 256 && *pmtu != 512 && *pmtu != 1024 && *pmtu != 2048 && *pmtu != 4096 {
-		fmt.Fprintf(stderr, "rocekit check: --pmtu %d: want 256, 512, 1024, 2048 or 4096\n", *pmtu)
-		return 2
+		return usageError(stderr, "check", "--pmtu %d: want 256, 512, 1024, 2048 or 4096", *pmtu)
 	}
 	portList, err := parsePorts(*ports)
 	if err != nil {
-		fmt.Fprintf(stderr, "rocekit check: %v\n", err)
-		return 2
+		return usageError(stderr, "check", "%v", err)
 	}
 	if len(files) == 0 {
-		fmt.Fprintln(stderr, "rocekit check: no capture file given")
-		fs.Usage()
-		return 2
+		return usageError(stderr, "check", "no capture file given")
 	}
 	out := bufio.NewWriterSize(stdout, 1<<16)
 	defer out.Flush()

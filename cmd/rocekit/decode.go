@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -20,6 +19,12 @@ Decode capture files (pcap, pcapng, either gzip-compressed; "-" is standard
 input): one line per frame like tcpdump, every field with -v like tshark -V,
 or one JSON object per frame with --format json. ICRC (and VCRC on native
 InfiniBand) is checked on every frame.
+
+Times are in UTC, whatever the local time zone. A text line gives the time
+of day; --time gives the date and time, epoch seconds, the time since the
+first line or since the previous one instead (tcpdump's -tttt, -tt,
+-ttttt, -ttt), or none (-t). -v and JSON give the date and time in RFC 3339
+form (2023-11-14T22:13:20.000000001Z).
 
 Exit status: 0 when every file was read to the end, 1 when a file could not
 be opened or is damaged (after printing what could be read), 2 for usage
@@ -44,44 +49,41 @@ type decodeConfig struct {
 	last    int // 0: no upper bound
 	ports   []uint16
 	pmtu    int
+	time    timeFormat // of the one-line text output
 }
 
 func runDecode(args []string, stdout, stderr io.Writer) int {
 	var cfg decodeConfig
 	fs := flag.NewFlagSet("decode", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, decodeUsage)
-		fs.PrintDefaults()
-	}
 	fs.BoolVar(&cfg.verbose, "v", false, "print every field of every header (like tshark -V)")
 	fs.StringVar(&cfg.format, "format", "text", "output format: text or json (one object per frame, NDJSON)")
 	fs.BoolVar(&cfg.summary, "summary", false, "print a per-connection summary instead of frames")
-	qp := fs.String("qp", "", "only frames to or from these QPs (BTH DestQP or DETH SrcQP), comma-separated, decimal or 0x hex")
-	ops := fs.String("opcode", "", "only these opcodes, comma-separated names (RC_SEND_ONLY) or numbers (0x04)")
-	tr := fs.String("transport", "", "only these transports, comma-separated: RC, UC, RD, UD, CNP, XRC")
-	frames := fs.String("frames", "", "only this frame range: N, N-M, N- or -M (1-based)")
+	qp := fs.String("qp", "", "only frames to or from these QPs (BTH DestQP or DETH SrcQP), comma-separated, decimal or 0x hex (default: every QP)")
+	ops := fs.String("opcode", "", "only these opcodes, comma-separated names (RC_SEND_ONLY) or numbers (0x04) (default: every opcode)")
+	tr := fs.String("transport", "", "only these transports, comma-separated: RC, UC, RD, UD, CNP, XRC (default: every transport)")
+	frames := fs.String("frames", "", "only this frame range: N, N-M, N- or -M (1-based; default: every frame)")
 	fs.IntVar(&cfg.pmtu, "pmtu", 0, "path MTU to assume for READ response matching until CM or full-size packets say (0: infer)")
-	ports := fs.String("port", "", "extra UDP destination ports to decode as RoCEv2, comma-separated (4791 always is)")
-	files, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	ports := fs.String("port", "", "extra UDP destination ports to decode as RoCEv2, comma-separated (4791 always is; default: none)")
+	stamp := fs.String("time", "abs", "time of each text line, in UTC: abs (time of day), date (and time), epoch (seconds), rel (since the first line), delta (since the previous line) or none")
+	files, code, ok := parseArgs(fs, decodeUsage, args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	var known bool
+	if cfg.time, known = parseTimeFormat(*stamp); !known {
+		return usageError(stderr, "decode", "--time %q: want abs, date, epoch, rel, delta or none", *stamp)
+	}
+	if cfg.time != timeAbs && (cfg.verbose || cfg.format == "json" || cfg.summary) {
+		return usageError(stderr, "decode", "--time applies to the one-line text output, not to -v, --format json or --summary")
 	}
 	if err := cfg.parse(*qp, *ops, *tr, *frames, *ports); err != nil {
-		fmt.Fprintf(stderr, "rocekit decode: %v\n", err)
-		return 2
+		return usageError(stderr, "decode", "%v", err)
 	}
 	if cfg.format != "text" && cfg.format != "json" {
-		fmt.Fprintf(stderr, "rocekit decode: --format %q: want text or json\n", cfg.format)
-		return 2
+		return usageError(stderr, "decode", "--format %q: want text or json", cfg.format)
 	}
 	if len(files) == 0 {
-		fmt.Fprintln(stderr, "rocekit decode: no capture file given")
-		fs.Usage()
-		return 2
+		return usageError(stderr, "decode", "no capture file given")
 	}
 	out := bufio.NewWriterSize(stdout, 1<<16)
 	defer out.Flush()
@@ -98,23 +100,6 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 		d.writeSummary()
 	}
 	return status
-}
-
-// parseInterspersed lets flags follow the file names, as tcpdump and tshark
-// users type them.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var rest []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return rest, nil
-		}
-		rest = append(rest, args[0])
-		args = args[1:]
-	}
 }
 
 func (c *decodeConfig) parse(qp, ops, tr, frames, ports string) error {
@@ -206,6 +191,7 @@ type frameInfo struct {
 	file     string
 	warnings []string
 	clock    clockCache
+	stamp    *stamper   // the text lines' times
 	jc       *jsonCache // nil: render every field afresh
 }
 

@@ -436,7 +436,7 @@ func TestDecodeSameOutputForEveryWorkerCount(t *testing.T) {
 	// Mapped files are read through the mapping or through copies
 	// (pcap.Reader.CopyIsFaster), as ROCEKIT_READ says: the same output.
 	modes := []string{"map", "copy"}
-	for _, args := range [][]string{{"--summary"}, {"--summary", "--format", "json"}, {"--format", "json"}, {"-v", "--qp", "0x203"}} {
+	for _, args := range [][]string{{"--summary"}, {"--summary", "--format", "json"}, {"--format", "json"}, {"-v", "--qp", "0x203"}, {"--time", "delta"}} {
 		var want string
 		for _, mode := range modes {
 			t.Setenv("ROCEKIT_READ", mode)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rocekit/rocekit/gen"
+	"github.com/rocekit/rocekit/internal/plural"
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/roce"
 	"github.com/rocekit/rocekit/sim"
@@ -78,19 +79,14 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	// collecting less often saves a fifth of a large run's time.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, genUsage)
-		fs.PrintDefaults()
-	}
-	scenario := fs.String("scenario", "", "simulator scenario JSON `file` whose requester traffic becomes the stimulus")
-	packets := fs.String("packets", "", "packet list JSON `file` (\"-\" for standard input) for directed tests")
+	scenario := fs.String("scenario", "", "simulator scenario JSON `file` whose requester traffic becomes the stimulus (default: the built-in one)")
+	packets := fs.String("packets", "", "packet list JSON `file` (\"-\" for standard input) for directed tests (default: none, the scenario is used)")
 	messages := fs.Int64("messages", 0, "with a scenario: work requests per QP entry (`n`; default: the scenario's, 16 for the default run)")
 	format := fs.String("format", "pcap", "stream format: "+strings.Join(gen.Formats, ", "))
 	width := fs.Int("width", 64, "axis/memh/axismem data width in `bits`: 64, 128, 256, 512 or 1024")
 	order := fs.String("byte-order", "le", "axis/memh/axismem byte order: le (AXI) or be")
 	var faults faultFlags
-	fs.Var(&faults, "fault", "inject a fault: `KIND[:RATE]` (RATE a probability per eligible frame, or @N for source frame N; none: one frame); repeatable")
+	fs.Var(&faults, "fault", "inject a fault: `KIND[:RATE]` (RATE a probability per eligible frame, or @N for source frame N; none: one frame); repeatable (default: no fault)")
 	seed := fs.Uint64("seed", 1, "seed of every fault decision")
 	encap := fs.String("encap", "rocev2", "with a scenario: rocev2, rocev2-ipv6, rocev1, ib or ib-global (native InfiniBand with VCRC)")
 	latency := fs.Float64("latency", 0, "DUT processing time in `ns` between an input frame's end and its first response")
@@ -98,13 +94,10 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	comments := fs.Bool("frame-comments", false, "stim formats: a \"frame N len L\" comment before each frame")
 	noManifest := fs.Bool("no-manifest", false, "do not write PREFIX.manifest.json")
 	listFaults := fs.Bool("list-faults", false, "list the fault kinds and exit")
-	prefix := fs.String("o", "", "output `PREFIX`")
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	prefix := fs.String("o", "", "output `PREFIX` (required; no default)")
+	rest, code, ok := parseArgs(fs, genUsage, args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	if *listFaults {
 		for _, k := range gen.Kinds() {
@@ -112,10 +105,7 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "rocekit gen: "+format+"\n", a...)
-		return 2
-	}
+	usageErr := func(format string, a ...any) int { return usageError(stderr, "gen", format, a...) }
 	if len(rest) > 0 {
 		return usageErr("unexpected argument %q", rest[0])
 	}
@@ -129,6 +119,7 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	out := gen.Output{Prefix: *prefix, Format: strings.ToLower(*format), Width: *width, FrameComments: *comments,
 		NoManifest: *noManifest, Command: "rocekit gen " + strings.Join(args, " ")}
+	var err error
 	if out.Order, err = stim.ParseOrder(*order); err != nil {
 		return usageErr("--byte-order: %v", err)
 	}
@@ -200,7 +191,8 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	if man == "" {
 		files = files[:len(files)-1]
 	}
-	fmt.Fprintf(stdout, "%d input frames, %d output frames, %d faults injected; wrote %s\n", res.In, res.Out, len(res.Faults), strings.Join(files, " "))
+	fmt.Fprintf(stdout, "%s, %s, %s injected; wrote %s\n", plural.Count(res.In, "input frame"), plural.Count(res.Out, "output frame"),
+		plural.Count(len(res.Faults), "fault"), strings.Join(files, " "))
 	var parts []string
 	for _, r := range gen.Reactions() {
 		if n := res.Count(r); n > 0 {

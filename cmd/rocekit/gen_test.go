@@ -121,9 +121,9 @@ func TestGenListFaults(t *testing.T) {
 		assert.Contains(t, out, k.String()+" ")
 	}
 	assert.Len(t, strings.Split(strings.TrimSpace(out), "\n"), len(gen.Kinds()))
-	code, _, errs := simCLI("help", "gen")
+	code, out, _ = simCLI("help", "gen")
 	assert.Equal(t, 0, code)
-	assert.Contains(t, errs, "PREFIX.manifest.json")
+	assert.Contains(t, out, "PREFIX.manifest.json")
 }
 
 func TestGenUsageErrors(t *testing.T) {
@@ -318,4 +318,18 @@ func TestGenThroughCheck(t *testing.T) {
 		}
 	}
 	assert.Equal(t, faulted, reported, "bad_icrc findings at exactly the faulted frames")
+}
+
+// The summary line counts in the singular where a count is one.
+func TestGenSummaryPlurals(t *testing.T) {
+	dir := t.TempDir()
+	pk := filepath.Join(dir, "p.json")
+	require.NoError(t, os.WriteFile(pk, []byte(`[{"opcode": "RC_SEND_ONLY", "payload": "00"}]`), 0o644))
+	o := filepath.Join(dir, "x")
+	code, out, errs := simCLI("gen", "--packets", pk, "-o", o, "--fault", "bad-icrc")
+	require.Equal(t, 0, code, errs)
+	assert.True(t, strings.HasPrefix(out, "1 input frame, 0 output frames, 1 fault injected; wrote "), out)
+	code, out, errs = simCLI("gen", "--packets", pk, "-o", o)
+	require.Equal(t, 0, code, errs)
+	assert.True(t, strings.HasPrefix(out, "1 input frame, 1 output frame, 0 faults injected; wrote "), out)
 }

@@ -49,18 +49,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	name := args[0]
 	if name == "help" || name == "-h" || name == "--help" {
+		if len(args) > 2 {
+			return usageError(stderr, "", "help: unexpected argument %q", args[2])
+		}
 		if len(args) > 1 {
-			if cmd, ok := commands[args[1]]; ok {
-				return cmd.run([]string{"-h"}, stdout, stderr)
+			cmd, ok := commands[args[1]]
+			if !ok {
+				return usageError(stderr, "", "no command %q", args[1])
 			}
+			return cmd.run([]string{"-h"}, stdout, stderr)
 		}
 		fmt.Fprint(stdout, usageText())
 		return 0
 	}
 	cmd, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "rocekit: unknown command %q\n\n%s", name, usageText())
-		return 2
+		return usageError(stderr, "", "unknown command %q", name)
 	}
 	return cmd.run(args[1:], stdout, stderr)
 }

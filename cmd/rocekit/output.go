@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/binary"
 	"strconv"
-	"time"
 
 	"github.com/rocekit/rocekit/aeth"
 	"github.com/rocekit/rocekit/packet"
@@ -65,8 +64,7 @@ func appendLine(b []byte, fi *frameInfo) []byte {
 	}
 	b = strconv.AppendInt(b, int64(fi.rec.Index), 10)
 	b = append(b, ' ')
-	b = appendClock(b, fi.rec.Time)
-	b = append(b, ' ')
+	b = fi.stamp.append(b, fi.rec.Time)
 	b = appendAddrs(b, f)
 	t := &f.Transport
 	if t.BTH != nil {
@@ -192,13 +190,6 @@ func appendLine(b []byte, fi *frameInfo) []byte {
 		b = append(b, err.Error()...)
 	}
 	return append(b, '\n')
-}
-
-func appendClock(b []byte, t time.Time) []byte {
-	if t.IsZero() {
-		return append(b, '-')
-	}
-	return t.UTC().AppendFormat(b, "15:04:05.000000000")
 }
 
 // appendAddrs writes "src > dst" for the frame's outermost addressing.

@@ -205,6 +205,7 @@ type pipeline struct {
 	write   turns
 	err     error // the reader's error, set in the last turn of the batch that carried it
 	done    chan error
+	stamp   stamper // the text lines' times; rel and delta change it in write turns
 
 	// --summary: the batches decoded and not yet observed by every shard,
 	// at seq mod len(pub); end is 1 + the sequence number of the file's
@@ -239,7 +240,7 @@ const summaryBufs = 4
 
 func newPipeline(cfg *decodeConfig, out *bufio.Writer) *pipeline {
 	nw := min(runtime.GOMAXPROCS(0), 4)
-	p := &pipeline{cfg: cfg, out: out, conv: newConvTracker(cfg.pmtu, nw), done: make(chan error, 1)}
+	p := &pipeline{cfg: cfg, out: out, conv: newConvTracker(cfg.pmtu, nw), done: make(chan error, 1), stamp: stamper{format: cfg.time}}
 	p.read.cond.L = &p.read.mu
 	p.track = make([]turns, p.conv.s.Len())
 	for i := range p.track {
@@ -268,6 +269,7 @@ func newPipeline(cfg *decodeConfig, out *bufio.Writer) *pipeline {
 		if cfg.format == "json" {
 			w.fi.jc = new(jsonCache)
 		}
+		w.fi.stamp = &p.stamp
 		p.workers = append(p.workers, w)
 	}
 	return p
@@ -518,8 +520,14 @@ func (p *pipeline) process(w *worker) {
 		}
 		p.track[sh].done()
 	}
-	p.render(fi, b, frames)
-	p.write.wait(b.seq)
+	if p.stamp.sequential() {
+		// Each line's time depends on the line before: format in order.
+		p.write.wait(b.seq)
+		p.render(fi, b, frames)
+	} else {
+		p.render(fi, b, frames)
+		p.write.wait(b.seq)
+	}
 	p.out.Write(b.out)
 	p.finish(b)
 	p.write.done()

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,8 +26,10 @@ lazily and every payload is checked where it lands.
 With no flags: two hosts on a 100 Gb/s link with 1 us propagation delay and
 1% loss each way, one QP streaming 1 MiB RDMA WRITEs at 4 KiB MTU. Flags
 change the default scenario, or the one given with --scenario (a JSON file;
---print-scenario shows the format). --trace writes every frame on every link
-to a capture that rocekit decode and tshark read.
+--print-scenario shows the format); the defaults shown below are the
+built-in scenario's, and a flag not given keeps the scenario's value.
+--trace writes every frame on every link to a capture that rocekit decode
+and tshark read.
 
 Exit status: 0 when the run finished (whatever the completion statuses),
 1 when data integrity or completion order failed or the trace could not be
@@ -40,46 +44,45 @@ func init() {
 
 func runSim(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, simUsage)
-		fs.PrintDefaults()
+	// The defaults shown are the built-in scenario's; a flag that is not
+	// given leaves the scenario's value as it is.
+	def := roce.DefaultScenario()
+	dq := def.QPs[0]
+	defLoss := 0.0
+	if f := def.Links[0].Faults; f != nil {
+		defLoss = f.Loss
 	}
 	scenario := fs.String("scenario", "", "scenario JSON `file` (default: the built-in two-host scenario)")
-	loss := fs.Float64("loss", 0, "loss probability `p` per frame on every link, both directions (replaces the scenario's)")
-	messages := fs.Int64("messages", 0, "work requests per QP (`n`)")
-	size := fs.Int("size", 0, "message size in `bytes`")
-	op := fs.String("op", "", "operation: write, send, read, atomic, fetch_add, cmp_swap or mix")
-	mtu := fs.Int("mtu", 0, "path MTU: 256, 512, 1024, 2048 or 4096")
-	seed := fs.Uint64("seed", 0, "random seed (faults and work)")
-	qps := fs.Int("qps", 0, "connections (QP pairs) per scenario QP entry")
-	bandwidth := fs.Float64("bandwidth", 0, "rate of every link in `Gb/s`")
-	delay := fs.Float64("delay", 0, "propagation delay of every link in `ns`")
-	outstanding := fs.Int("outstanding", 0, "work requests outstanding per QP at most")
-	stop := fs.Duration("stop", 0, "stop at this simulated `time` (e.g. 10ms); default: when all work is done")
-	trace := fs.String("trace", "", "write every frame on every link to `file` (pcapng if it ends in .pcapng, else pcap)")
+	loss := fs.Float64("loss", defLoss, "loss probability `p` per frame on every link, both directions (replaces the scenario's)")
+	messages := fs.Int64("messages", dq.Work.Count, "work requests per QP (`n`)")
+	size := fs.Int("size", dq.Work.Size, "message size in `bytes`")
+	op := fs.String("op", dq.Work.Op, "operation: write, send, read, atomic, fetch_add, cmp_swap or mix")
+	mtu := fs.Int("mtu", dq.MTU, "path MTU: 256, 512, 1024, 2048 or 4096")
+	seed := fs.Uint64("seed", def.Seed, "random seed (faults and work)")
+	qps := fs.Int("qps", max(dq.Count, 1), "connections (QP pairs) per scenario QP entry")
+	bandwidth := fs.Float64("bandwidth", def.Links[0].BandwidthGbps, "rate of every link in `Gb/s`")
+	delay := fs.Float64("delay", def.Links[0].DelayNS, "propagation delay of every link in `ns`")
+	outstanding := fs.Int("outstanding", dq.Outstanding, "work requests outstanding per QP at most")
+	stop := fs.Duration("stop", time.Duration(def.StopNS), "stop at this simulated `time` (e.g. 10ms); 0: when all work is done")
+	trace := fs.String("trace", "", "write every frame on every link to `file` (pcapng if it ends in .pcapng, else pcap; default: no trace)")
 	snaplen := fs.Int("snaplen", 0, "with --trace, keep at most `n` bytes of each frame (0: whole frames)")
 	jsonOut := fs.Bool("json", false, "print the summary as one JSON object")
 	printScenario := fs.Bool("print-scenario", false, "print the scenario (after flags) as JSON and exit")
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	rest, code, ok := parseArgs(fs, simUsage, args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	if len(rest) > 0 {
-		fmt.Fprintf(stderr, "rocekit sim: unexpected argument %q (the scenario file goes after --scenario)\n", rest[0])
-		return 2
+		return usageError(stderr, "sim", "unexpected argument %q (the scenario file goes after --scenario)", rest[0])
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
 	var sc *roce.Scenario
+	var err error
 	if *scenario != "" {
 		if sc, err = roce.LoadScenario(*scenario); err != nil {
-			fmt.Fprintf(stderr, "rocekit sim: %v\n", err)
-			return 2
+			return usageError(stderr, "sim", "%v", err)
 		}
 	} else {
 		sc = roce.DefaultScenario()
@@ -88,20 +91,17 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		loss: *loss, messages: *messages, size: *size, op: *op, mtu: *mtu, seed: *seed, qps: *qps,
 		bandwidth: *bandwidth, delay: *delay, outstanding: *outstanding, stop: *stop,
 	}); err != nil {
-		fmt.Fprintf(stderr, "rocekit sim: %v\n", err)
-		return 2
+		return usageError(stderr, "sim", "%v", err)
 	}
 	if err := sc.Validate(); err != nil {
-		fmt.Fprintf(stderr, "rocekit sim: %v\n", err)
-		return 2
+		return usageError(stderr, "sim", "%v", flagValueError(err, fs, set))
 	}
 	if *printScenario {
 		stdout.Write(sc.MarshalIndent())
 		return 0
 	}
 	if *snaplen < 0 {
-		fmt.Fprintln(stderr, "rocekit sim: --snaplen must be 0 or more")
-		return 2
+		return usageError(stderr, "sim", "--snaplen %d: want 0 or more", *snaplen)
 	}
 	if me := (*roce.MemoryError)(nil); errors.As(sc.CheckMemory(0), &me) {
 		fmt.Fprintf(stderr, "rocekit sim: %s; lower %s\n", me.Need(), memoryHint(me.Estimate.Key, set, *scenario))
@@ -128,8 +128,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	}
 	s, err := roce.New(sc, opt)
 	if err != nil {
-		fmt.Fprintf(stderr, "rocekit sim: %v\n", err)
-		return 2
+		return usageError(stderr, "sim", "%v", err)
 	}
 	sum, runErr := s.Run()
 	status := 0
@@ -169,9 +168,6 @@ type simFlags struct {
 // applySimFlags changes the scenario as the flags that were given say.
 func applySimFlags(sc *roce.Scenario, set map[string]bool, f simFlags) error {
 	if set["loss"] {
-		if !(f.loss >= 0 && f.loss <= 1) {
-			return fmt.Errorf("--loss %v: want a probability in [0, 1]", f.loss)
-		}
 		for i := range sc.Links {
 			l := &sc.Links[i]
 			for _, p := range []**roce.FaultSpec{&l.Faults, &l.AToB, &l.BToA} {
@@ -208,9 +204,6 @@ func applySimFlags(sc *roce.Scenario, set map[string]bool, f simFlags) error {
 		q := &sc.QPs[i]
 		w := &q.Work
 		if set["messages"] {
-			if f.messages < 0 {
-				return fmt.Errorf("--messages %d: negative", f.messages)
-			}
 			w.Count = f.messages
 		}
 		if (set["size"] || set["op"]) && len(w.WRs) > 0 {
@@ -251,14 +244,41 @@ func applySimFlags(sc *roce.Scenario, set map[string]bool, f simFlags) error {
 // the flag that sets the value at JSON key path key (e.g. qps[0].count) if
 // it was given or there is no scenario file, else the key in the file.
 func memoryHint(key string, set map[string]bool, file string) string {
-	_, field, _ := strings.Cut(key, "].")
-	if f := map[string]string{"count": "qps", "outstanding": "outstanding", "work.size": "size"}[field]; f != "" && (set[f] || file == "") {
-		return "--" + f
+	if f := simFlagFields[indices.ReplaceAllString(key, "[]")]; f != "" && (set[f] || file == "") {
+		return flagName(f)
 	}
 	if file != "" {
 		return key + " in " + file
 	}
 	return key
+}
+
+// simFlagFields names the flag that sets each scenario value (indices
+// left out), for Validate's errors about values a flag gave.
+var simFlagFields = map[string]string{
+	"links[].bandwidth_gbps": "bandwidth", "links[].delay_ns": "delay",
+	"links[].faults.loss": "loss", "links[].a_to_b.loss": "loss", "links[].b_to_a.loss": "loss",
+	"stop_ns": "stop", "qps[].count": "qps", "qps[].mtu": "mtu", "qps[].outstanding": "outstanding",
+	"qps[].work.count": "messages", "qps[].work.size": "size", "qps[].work.op": "op",
+}
+
+var indices = regexp.MustCompile(`\[\d+\]`)
+
+// flagValueError rewrites the scenario's error about a value that a flag
+// given on the command line set, to name the flag as written: --bandwidth
+// 0, not links[0].bandwidth_gbps.
+func flagValueError(err error, fs *flag.FlagSet, set map[string]bool) error {
+	var ve *roce.ValueError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	name := simFlagFields[indices.ReplaceAllString(ve.Path, "[]")]
+	if !set[name] {
+		return err
+	}
+	v := fs.Lookup(name).Value.String()
+	msg := strings.TrimPrefix(strings.TrimPrefix(ve.Msg, v+": "), strconv.Quote(v)+": ")
+	return fmt.Errorf("%s %s: %s", flagName(name), v, msg)
 }
 
 // progressBar draws a progress line on a terminal's standard error during

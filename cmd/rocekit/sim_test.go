@@ -281,11 +281,42 @@ func TestSimErrors(t *testing.T) {
 	p := writeSimScenario(t, `{"hosts": [{"name": "a", "nic": 1}]}`)
 	code, _, errs := simCLI("sim", "--scenario", p)
 	assert.Equal(t, 2, code)
-	assert.Contains(t, errs, `unknown field "nic"`)
+	assert.Contains(t, errs, p+": scenario: hosts[0].nic: unknown key at line 1 column 26\n")
 	code, out, _ := simCLI("sim", "-h")
 	assert.Equal(t, 0, code)
-	assert.Empty(t, out)
-	code, _, errs = simCLI("help", "sim")
-	assert.Equal(t, 0, code)
-	assert.Contains(t, errs, "--trace")
+	assert.Contains(t, out, "--trace")
+}
+
+// Errors name what the user wrote: the flag when a flag gave the value,
+// else the scenario's key path, with the line and column of what the JSON
+// decoder found.
+func TestSimErrorsNameWhatWasWritten(t *testing.T) {
+	_, def, _ := simCLI("sim", "--print-scenario")
+	valid := writeSimScenario(t, def)
+	lossy := writeSimScenario(t, strings.Replace(def, `"loss": 0.01`, `"loss": 1.5`, 1))
+	mtu := writeSimScenario(t, "{\"hosts\": [{\"name\": \"a\"}, {\"name\": \"b\"}],\n \"links\": [{\"a\": \"a\", \"b\": \"b\", \"bandwidth_gbps\": 1}],\n \"qps\": [{\"mtu\": \"4096\"}]}")
+	array := writeSimScenario(t, `[{"seed": 1}]`)
+	syntax := writeSimScenario(t, "{\"seed\": 1,\n \"hosts\": [}")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sim", "--bandwidth", "0"}, "rocekit sim: --bandwidth 0: want a rate in Gb/s, more than 0"},
+		{[]string{"sim", "--delay", "-3"}, "rocekit sim: --delay -3: want a delay in ns, 0 or more"},
+		{[]string{"sim", "--loss", "1.5"}, "rocekit sim: --loss 1.5: want a probability in [0, 1]"},
+		{[]string{"sim", "--op", "nope"}, "rocekit sim: --op nope: want write, send, read, atomic, fetch_add, cmp_swap or mix"},
+		{[]string{"sim", "--mtu", "1000"}, "rocekit sim: --mtu 1000: want 256, 512, 1024, 2048 or 4096"},
+		{[]string{"sim", "--scenario", lossy}, "rocekit sim: " + lossy + ": scenario: links[0].faults.loss: 1.5: want a probability in [0, 1]"},
+		{[]string{"sim", "--scenario", valid, "--bandwidth", "-1"}, "rocekit sim: --bandwidth -1: want a rate in Gb/s, more than 0"},
+		{[]string{"sim", "--scenario", mtu}, "rocekit sim: " + mtu + ": scenario: qps[0].mtu: expected an integer, got a string at line 3 column 18"},
+		{[]string{"sim", "--scenario", array}, "rocekit sim: " + array + ": the scenario must be an object, got an array at line 1 column 1"},
+		{[]string{"sim", "--scenario", syntax}, "rocekit sim: " + syntax + ": scenario: invalid character '}' looking for beginning of value at line 2 column 12"},
+		{[]string{"gen", "-o", filepath.Join(t.TempDir(), "x"), "--scenario", syntax}, "rocekit gen: " + syntax + ": scenario: invalid character '}' looking for beginning of value at line 2 column 12"},
+		{[]string{"gen", "-o", filepath.Join(t.TempDir(), "x"), "--packets", array}, "rocekit gen: " + array + ": packet list: [0].seed: unknown key at line 1 column 3"},
+	} {
+		code, out, errs := simCLI(c.args...)
+		assert.Equal(t, 2, code, "%v", c.args)
+		assert.Empty(t, out, "%v", c.args)
+		assert.Equal(t, c.want+"\nrun 'rocekit "+c.args[0]+" -h' for usage\n", errs, "%v", c.args)
+	}
 }

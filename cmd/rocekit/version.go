@@ -13,36 +13,52 @@ func init() {
 	register("version", "print rocekit's version, the Go toolchain and the ICRC code this CPU runs", runVersion)
 }
 
-// runVersion prints the module version (as go install recorded it, or
-// "(devel)" for a build from a work tree, with its VCS revision when known),
+// runVersion prints the module version (as go install recorded it), or for
+// a build from a work tree its VCS revision when the build recorded one,
 // the Go version and platform, and which ICRC kernel this machine uses,
 // which BENCHMARKS.md's figures depend on.
 func runVersion(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
-		fmt.Fprintf(stderr, "usage: rocekit version (no arguments)\n")
 		if args[0] == "-h" || args[0] == "--help" {
+			fmt.Fprintln(stdout, "usage: rocekit version (no arguments)")
 			return 0
 		}
-		return 2
+		return usageError(stderr, "version", "unexpected argument %q", args[0])
 	}
-	version, rev := "unknown", ""
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		version = bi.Main.Version
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				if s.Value == "true" && rev != "" {
-					rev += " (modified)"
-				}
-			}
+	bi, ok := debug.ReadBuildInfo()
+	fmt.Fprintf(stdout, "%s\n%s %s/%s\nicrc: %s\n", versionLine(bi, ok), runtime.Version(), runtime.GOOS, runtime.GOARCH, icrc.Kernel())
+	return 0
+}
+
+// versionLine is the first line of rocekit version: the module version,
+// the VCS revision when known, and otherwise says that it is not.
+func versionLine(bi *debug.BuildInfo, ok bool) string {
+	if !ok {
+		return "rocekit (no build information)"
+	}
+	rev, modified := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
 		}
 	}
-	fmt.Fprintf(stdout, "rocekit %s", version)
-	if rev != "" {
-		fmt.Fprintf(stdout, " %s", rev)
+	line := "rocekit " + bi.Main.Version
+	dev := bi.Main.Version == "" || bi.Main.Version == "(devel)"
+	if dev {
+		line = "rocekit development build"
 	}
-	fmt.Fprintf(stdout, "\n%s %s/%s\nicrc: %s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, icrc.Kernel())
-	return 0
+	switch {
+	case rev == "" && dev:
+		line += ", built without VCS information"
+	case rev == "":
+		// A released version names itself.
+	case modified:
+		line += " " + rev + " (modified)"
+	default:
+		line += " " + rev
+	}
+	return line
 }
