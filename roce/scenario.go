@@ -166,7 +166,10 @@ type WRSpec struct {
 
 // Defaults for QPSpec fields left out.
 const (
-	DefaultMTU         = 4096
+	DefaultMTU = 4096
+	// DefaultTimeout is the local ACK timeout code perftest sets on its QPs
+	// (DEF_QP_TIME 14 in linux-rdma/perftest src/perftest_parameters.h):
+	// 4.096 us x 2^14 = 67 ms.
 	DefaultTimeout     = 14
 	DefaultRetryCnt    = 7
 	DefaultRNRRetry    = 7
@@ -182,9 +185,9 @@ const MaxMessage = 1 << 31
 // DefaultScenario is what `rocekit sim` runs with no arguments: two hosts
 // on a 100 Gb/s link with 1 us of propagation delay and 1% loss each way,
 // one QP streaming 2,000 RDMA WRITEs of 1 MiB at 4 KiB MTU, 4 outstanding,
-// with rxe's 128-PSN window and a 262 us local ACK timeout (code 6).
+// with rxe's 128-PSN window. The QP attributes left out take the defaults
+// above: local ACK timeout 14 (67 ms), retry_cnt 7, rnr_retry 7.
 func DefaultScenario() *Scenario {
-	u8 := func(v uint8) *uint8 { return &v }
 	return &Scenario{
 		Seed:  1,
 		Hosts: []HostSpec{{Name: "a"}, {Name: "b"}},
@@ -193,7 +196,7 @@ func DefaultScenario() *Scenario {
 			Faults: &FaultSpec{Loss: 0.01},
 		}},
 		QPs: []QPSpec{{
-			From: "a", To: "b", MTU: 4096, Timeout: u8(6), Outstanding: 4, Window: 128,
+			From: "a", To: "b", MTU: 4096, Outstanding: 4, Window: 128,
 			Work: WorkSpec{Op: "write", Count: 2000, Size: 1 << 20},
 		}},
 	}

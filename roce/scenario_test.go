@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocekit/rocekit/rc"
 )
 
 const minimal = `{"hosts": [{"name": "a"}, {"name": "b"}],
@@ -92,6 +94,23 @@ func TestScenarioRoundTrip(t *testing.T) {
 		back, err := ParseScenario(sc.MarshalIndent())
 		require.NoError(t, err, f)
 		assert.Equal(t, sc, back, f)
+	}
+}
+
+// The default scenario's QPs get the attributes perftest and common NIC
+// setups use: local ACK timeout 14 (4.096 us x 2^14 = 67.1 ms), retry_cnt 7,
+// rnr_retry 7.
+func TestDefaultScenarioQPAttributes(t *testing.T) {
+	s, err := New(DefaultScenario(), Options{})
+	require.NoError(t, err)
+	require.Len(t, s.conns, 1)
+	for _, e := range []*qpEnd{&s.conns[0].req, &s.conns[0].rsp} {
+		cfg := e.qp.Config()
+		assert.Equal(t, uint8(14), cfg.Timeout)
+		assert.Equal(t, uint8(7), cfg.RetryCnt)
+		assert.Equal(t, uint8(7), cfg.RNRRetry)
+		assert.False(t, cfg.RetryCnt7Infinite)
+		assert.InDelta(t, 67.108864e-3, rc.AckTimeout(cfg.Timeout).Seconds(), 1e-12)
 	}
 }
 

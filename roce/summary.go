@@ -284,11 +284,7 @@ func (sum *Summary) WriteText(w io.Writer) error {
 	if sum.scenario != "" {
 		fmt.Fprintf(&b, "rocekit sim: %s\n", sum.scenario)
 	}
-	state := "all completed"
-	if !sum.Complete {
-		state = fmt.Sprintf("%d of %d not completed (stopped or stalled)", sum.WRTotal-completedCount(sum), sum.WRTotal)
-	}
-	line("work requests", "%d posted, %s: %s", sum.WRPosted, state, statusList(sum.WRCompleted))
+	line("work requests", "%d posted, %s", sum.WRPosted, wrState(sum))
 	if len(sum.RecvCompleted) > 0 {
 		line("receives", "%s", statusList(sum.RecvCompleted))
 	}
@@ -319,6 +315,49 @@ func (sum *Summary) WriteText(w io.Writer) error {
 		plural.Count(sum.Events, "event"), sum.WallSeconds, sum.EventsPerSecond, sum.PacketsPerSecond, sum.DataPacketsPerSecond)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// AllSucceeded reports whether every work request of the scenario
+// completed, and with SUCCESS.
+func (sum *Summary) AllSucceeded() bool {
+	return sum.Complete && sum.WRCompleted["SUCCESS"] == uint64(sum.WRTotal)
+}
+
+// Failed is the number of work requests that completed with a status other
+// than SUCCESS.
+func (sum *Summary) Failed() uint64 {
+	var n uint64
+	for k, v := range sum.WRCompleted {
+		if k != "SUCCESS" {
+			n += v
+		}
+	}
+	return n
+}
+
+// wrState is the work requests' line of the text summary after the posted
+// count: "all completed" only when every one completed with SUCCESS;
+// otherwise the failures by status come first, then those not completed,
+// then the successes.
+func wrState(sum *Summary) string {
+	if sum.AllSucceeded() {
+		return "all completed: " + statusList(sum.WRCompleted)
+	}
+	var parts []string
+	if n := sum.Failed(); n > 0 {
+		failed := make(map[string]uint64, len(sum.WRCompleted))
+		for k, v := range sum.WRCompleted {
+			if k != "SUCCESS" {
+				failed[k] = v
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%d FAILED: %s", n, statusList(failed)))
+	}
+	if !sum.Complete {
+		parts = append(parts, fmt.Sprintf("%d of %d not completed (stopped or stalled)", sum.WRTotal-completedCount(sum), sum.WRTotal))
+	}
+	parts = append(parts, fmt.Sprintf("SUCCESS %d", sum.WRCompleted["SUCCESS"]))
+	return strings.Join(parts, "; ")
 }
 
 func completedCount(sum *Summary) int64 {

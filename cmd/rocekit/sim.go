@@ -33,7 +33,8 @@ and tshark read.
 
 Exit status: 0 when the run finished (whatever the completion statuses),
 1 when data integrity or completion order failed or the trace could not be
-written, 2 for usage and scenario errors.
+written, or with --strict when a work request did not complete with
+SUCCESS, 2 for usage and scenario errors.
 
 flags:
 `
@@ -68,6 +69,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	snaplen := fs.Int("snaplen", 0, "with --trace, keep at most `n` bytes of each frame (0: whole frames)")
 	jsonOut := fs.Bool("json", false, "print the summary as one JSON object")
 	printScenario := fs.Bool("print-scenario", false, "print the scenario (after flags) as JSON and exit")
+	strict := fs.Bool("strict", false, "exit 1 unless every work request completed with SUCCESS")
 	rest, code, ok := parseArgs(fs, simUsage, args, stdout, stderr)
 	if !ok {
 		return code
@@ -149,6 +151,11 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	}
 	if !sum.DataIntegrityOK || !sum.CompletionOrderOK {
 		fmt.Fprintln(stderr, "rocekit sim: data integrity or completion order check failed")
+		status = 1
+	}
+	if *strict && !sum.AllSucceeded() {
+		fmt.Fprintf(stderr, "rocekit sim: --strict: %d of %d work requests did not complete with SUCCESS\n",
+			sum.WRTotal-int64(sum.WRCompleted["SUCCESS"]), sum.WRTotal)
 		status = 1
 	}
 	return status
