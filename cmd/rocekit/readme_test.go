@@ -15,7 +15,8 @@ import (
 
 // readmeSimExamples returns the `rocekit sim` command lines of README.md:
 // lines of code blocks (indented or fenced) and inline code spans that start
-// with "rocekit sim", without their "# comments", each once.
+// with the command "rocekit sim" (not a "rocekit sim:" message quoted from its
+// output), without their "# comments", each once.
 func readmeSimExamples(t *testing.T, readme string) []string {
 	t.Helper()
 	text, err := os.ReadFile(readme)
@@ -27,7 +28,7 @@ func readmeSimExamples(t *testing.T, readme string) []string {
 			s = s[:i]
 		}
 		s = strings.Join(strings.Fields(s), " ")
-		if strings.HasPrefix(s, "rocekit sim") && !seen[s] {
+		if (s == "rocekit sim" || strings.HasPrefix(s, "rocekit sim ")) && !seen[s] {
 			seen[s] = true
 			out = append(out, s)
 		}
@@ -52,7 +53,7 @@ func readmeSimExamples(t *testing.T, readme string) []string {
 
 // Every `rocekit sim` example in README.md runs as written (in a scratch
 // directory, steps joined by && in order, "> FILE" writing the output
-// there) and, where it simulates, ends with every work request completed
+// there) and, where it simulates (not -h, not --print-scenario), ends with every work request completed
 // with SUCCESS and the data intact: the summary is read with --json added.
 // A README example meant to show failure would have to be listed here with
 // the failure it shows. About 3 s, so -short skips it.
@@ -80,7 +81,9 @@ func TestREADMESimExamples(t *testing.T) {
 					redirect = args[i+1]
 					args = args[:i]
 				}
-				simulates := args[0] == "sim" && slices.Index(args, "--print-scenario") < 0
+				simulates := args[0] == "sim" && !slices.ContainsFunc(args, func(a string) bool {
+					return a == "--print-scenario" || a == "-h" || a == "--help"
+				})
 				if simulates && slices.Index(args, "--json") < 0 {
 					args = append(args, "--json")
 				}
