@@ -286,54 +286,84 @@ const (
 // exactly one link, and every QP's hosts are joined directly or through the
 // switch.
 func (sc *Scenario) Validate() error {
-	bad := badValue
-	if len(sc.Hosts) == 0 {
-		return bad("hosts", "at least one host is needed")
+	kind, hostIdx, err := sc.validateHosts()
+	if err != nil {
+		return err
 	}
-	kind := map[string]int{}
-	hostIdx := map[string]int{}
+	if err := sc.Switch.check(kind); err != nil {
+		return err
+	}
+	if !(sc.StopNS >= 0) || math.IsInf(sc.StopNS, 0) {
+		return badValue("stop_ns", "%v is not a time", sc.StopNS)
+	}
+	if err := sc.validateLinks(kind, hostIdx); err != nil {
+		return err
+	}
+	return sc.validateQPs(kind)
+}
+
+// validateHosts checks the hosts' names (unique), MAC and IPv4 addresses
+// and number, and returns the kind of every name so far (nodeHost) and
+// each host's index by name.
+func (sc *Scenario) validateHosts() (kind, hostIdx map[string]int, err error) {
+	if len(sc.Hosts) == 0 {
+		return nil, nil, badValue("hosts", "at least one host is needed")
+	}
+	kind = map[string]int{}
+	hostIdx = map[string]int{}
 	for i, h := range sc.Hosts {
 		p := fmt.Sprintf("hosts[%d]", i)
 		if h.Name == "" {
-			return bad(p+".name", "missing")
+			return nil, nil, badValue(p+".name", "missing")
 		}
 		if kind[h.Name] != nodeNone {
-			return bad(p+".name", "%q is used twice", h.Name)
+			return nil, nil, badValue(p+".name", "%q is used twice", h.Name)
 		}
 		kind[h.Name] = nodeHost
 		hostIdx[h.Name] = i
 		if h.MAC != "" {
 			if _, err := parseMAC(h.MAC); err != nil {
-				return bad(p+".mac", "%v", err)
+				return nil, nil, badValue(p+".mac", "%v", err)
 			}
 		}
 		if h.IP != "" {
 			if a, err := netip.ParseAddr(h.IP); err != nil || !a.Is4() {
-				return bad(p+".ip", "%q is not an IPv4 address", h.IP)
+				return nil, nil, badValue(p+".ip", "%q is not an IPv4 address", h.IP)
 			}
 		}
 	}
 	if len(sc.Hosts) > 65000 {
-		return bad("hosts", "%d hosts; at most 65000", len(sc.Hosts))
+		return nil, nil, badValue("hosts", "%d hosts; at most 65000", len(sc.Hosts))
 	}
-	if s := sc.Switch; s != nil {
-		if s.Name == "" {
-			return bad("switch.name", "missing")
-		}
-		if kind[s.Name] != nodeNone {
-			return bad("switch.name", "%q is also a host", s.Name)
-		}
-		kind[s.Name] = nodeSwitch
-		if s.QueueBytes < 0 || s.ECNBytes < 0 || s.PFCXOffBytes < 0 || s.PFCXOnBytes < 0 {
-			return bad("switch", "negative queue_bytes, ecn_bytes, pfc_xoff_bytes or pfc_xon_bytes")
-		}
-		if s.PFCXOnBytes > s.PFCXOffBytes {
-			return bad("switch.pfc_xon_bytes", "%d is more than pfc_xoff_bytes %d", s.PFCXOnBytes, s.PFCXOffBytes)
-		}
+	return kind, hostIdx, nil
+}
+
+// check checks the switch, if there is one (s may be nil): a name no host
+// has, which it adds to kind as nodeSwitch, and its queue thresholds.
+func (s *SwitchSpec) check(kind map[string]int) error {
+	if s == nil {
+		return nil
 	}
-	if !(sc.StopNS >= 0) || math.IsInf(sc.StopNS, 0) {
-		return bad("stop_ns", "%v is not a time", sc.StopNS)
+	if s.Name == "" {
+		return badValue("switch.name", "missing")
 	}
+	if kind[s.Name] != nodeNone {
+		return badValue("switch.name", "%q is also a host", s.Name)
+	}
+	kind[s.Name] = nodeSwitch
+	if s.QueueBytes < 0 || s.ECNBytes < 0 || s.PFCXOffBytes < 0 || s.PFCXOnBytes < 0 {
+		return badValue("switch", "negative queue_bytes, ecn_bytes, pfc_xoff_bytes or pfc_xon_bytes")
+	}
+	if s.PFCXOnBytes > s.PFCXOffBytes {
+		return badValue("switch.pfc_xon_bytes", "%d is more than pfc_xoff_bytes %d", s.PFCXOnBytes, s.PFCXOffBytes)
+	}
+	return nil
+}
+
+// validateLinks checks the topology the links make (known ends, no loops,
+// at most one link between two nodes, one link per host) and each link's
+// own values.
+func (sc *Scenario) validateLinks(kind, hostIdx map[string]int) error {
 	hostLink := make([]int, len(sc.Hosts))
 	for i := range hostLink {
 		hostLink[i] = -1
@@ -343,133 +373,155 @@ func (sc *Scenario) Validate() error {
 		p := fmt.Sprintf("links[%d]", i)
 		ka, kb := kind[l.A], kind[l.B]
 		if ka == nodeNone {
-			return bad(p+".a", "%q is not a host or the switch", l.A)
+			return badValue(p+".a", "%q is not a host or the switch", l.A)
 		}
 		if kb == nodeNone {
-			return bad(p+".b", "%q is not a host or the switch", l.B)
+			return badValue(p+".b", "%q is not a host or the switch", l.B)
 		}
 		if l.A == l.B {
-			return bad(p, "joins %q to itself", l.A)
+			return badValue(p, "joins %q to itself", l.A)
 		}
 		if ka == nodeSwitch && kb == nodeSwitch {
-			return bad(p, "joins the switch to itself")
+			return badValue(p, "joins the switch to itself")
 		}
 		name := l.A + "--" + l.B
 		if linkNames[name] || linkNames[l.B+"--"+l.A] {
-			return bad(p, "a second link between %q and %q", l.A, l.B)
+			return badValue(p, "a second link between %q and %q", l.A, l.B)
 		}
 		linkNames[name] = true
 		for _, n := range []string{l.A, l.B} {
 			if kind[n] == nodeHost {
 				h := hostIdx[n]
 				if hostLink[h] >= 0 {
-					return bad(p, "host %q already has a link (links[%d]); a host has one NIC", n, hostLink[h])
+					return badValue(p, "host %q already has a link (links[%d]); a host has one NIC", n, hostLink[h])
 				}
 				hostLink[h] = i
 			}
 		}
-		if !(l.BandwidthGbps > 0) || l.BandwidthGbps > 1e6 {
-			return bad(p+".bandwidth_gbps", "%v: want a rate in Gb/s, more than 0", l.BandwidthGbps)
-		}
-		if !(l.DelayNS >= 0) || l.DelayNS > 1e12 {
-			return bad(p+".delay_ns", "%v: want a delay in ns, 0 or more", l.DelayNS)
-		}
-		for _, f := range []struct {
-			name string
-			f    *FaultSpec
-		}{{"faults", l.Faults}, {"a_to_b", l.AToB}, {"b_to_a", l.BToA}} {
-			if err := f.f.check(p + "." + f.name); err != nil {
-				return err
-			}
-		}
-		for j, d := range l.Dead {
-			q := fmt.Sprintf("%s.dead[%d]", p, j)
-			if !(d.FromNS >= 0) || !(d.ToNS >= 0) || math.IsInf(d.FromNS, 0) || math.IsInf(d.ToNS, 0) {
-				return bad(q, "times must be 0 or more")
-			}
-			if d.ToNS != 0 && d.ToNS <= d.FromNS {
-				return bad(q+".to_ns", "%v is not after from_ns %v", d.ToNS, d.FromNS)
-			}
-			switch d.Dir {
-			case "", "both", "a_to_b", "b_to_a":
-			default:
-				return bad(q+".dir", "%q: want both, a_to_b or b_to_a", d.Dir)
-			}
+		if err := l.check(p); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// check checks a link's own values, the link being at key path p: rate,
+// delay, faults and dead intervals.
+func (l *LinkSpec) check(p string) error {
+	if !(l.BandwidthGbps > 0) || l.BandwidthGbps > 1e6 {
+		return badValue(p+".bandwidth_gbps", "%v: want a rate in Gb/s, more than 0", l.BandwidthGbps)
+	}
+	if !(l.DelayNS >= 0) || l.DelayNS > 1e12 {
+		return badValue(p+".delay_ns", "%v: want a delay in ns, 0 or more", l.DelayNS)
+	}
+	for _, f := range []struct {
+		name string
+		f    *FaultSpec
+	}{{"faults", l.Faults}, {"a_to_b", l.AToB}, {"b_to_a", l.BToA}} {
+		if err := f.f.check(p + "." + f.name); err != nil {
+			return err
+		}
+	}
+	for j, d := range l.Dead {
+		q := fmt.Sprintf("%s.dead[%d]", p, j)
+		if !(d.FromNS >= 0) || !(d.ToNS >= 0) || math.IsInf(d.FromNS, 0) || math.IsInf(d.ToNS, 0) {
+			return badValue(q, "times must be 0 or more")
+		}
+		if d.ToNS != 0 && d.ToNS <= d.FromNS {
+			return badValue(q+".to_ns", "%v is not after from_ns %v", d.ToNS, d.FromNS)
+		}
+		switch d.Dir {
+		case "", "both", "a_to_b", "b_to_a":
+		default:
+			return badValue(q+".dir", "%q: want both, a_to_b or b_to_a", d.Dir)
+		}
+	}
+	return nil
+}
+
+// validateQPs checks every QP entry and the number of connections they
+// make together.
+func (sc *Scenario) validateQPs(kind map[string]int) error {
 	total := 0
 	for i := range sc.QPs {
 		q := &sc.QPs[i]
 		p := fmt.Sprintf("qps[%d]", i)
 		if kind[q.From] != nodeHost {
-			return bad(p+".from", "%q is not a host", q.From)
+			return badValue(p+".from", "%q is not a host", q.From)
 		}
 		if kind[q.To] != nodeHost {
-			return bad(p+".to", "%q is not a host", q.To)
+			return badValue(p+".to", "%q is not a host", q.To)
 		}
 		if q.From == q.To {
-			return bad(p, "from and to are the same host %q", q.From)
+			return badValue(p, "from and to are the same host %q", q.From)
 		}
 		if !sc.connected(q.From, q.To) {
-			return bad(p, "no path from %q to %q: link them, or link both to the switch", q.From, q.To)
+			return badValue(p, "no path from %q to %q: link them, or link both to the switch", q.From, q.To)
 		}
 		if q.Count < 0 {
-			return bad(p+".count", "negative")
+			return badValue(p+".count", "negative")
 		}
 		total += max(q.Count, 1)
-		switch q.MTU {
-		case 0, 256, 512, 1024, 2048, 4096:
-		default:
-			return bad(p+".mtu", "%d: want 256, 512, 1024, 2048 or 4096", q.MTU)
-		}
-		if q.Timeout != nil && *q.Timeout > 31 {
-			return bad(p+".timeout", "%d: a 5-bit code (0-31)", *q.Timeout)
-		}
-		if q.MinRNRTimer != nil && *q.MinRNRTimer > 31 {
-			return bad(p+".min_rnr_timer", "%d: a 5-bit code (0-31)", *q.MinRNRTimer)
-		}
-		if q.RetryCnt != nil && *q.RetryCnt > 7 {
-			return bad(p+".retry_cnt", "%d: 0-7", *q.RetryCnt)
-		}
-		if q.RNRRetry != nil && *q.RNRRetry > 7 {
-			return bad(p+".rnr_retry", "%d: 0-7", *q.RNRRetry)
-		}
-		if q.ORD != nil && (*q.ORD < 0 || *q.ORD > 128) {
-			return bad(p+".ord", "%d: 0-128", *q.ORD)
-		}
-		if q.IRD != nil && (*q.IRD < 0 || *q.IRD > 128) {
-			return bad(p+".ird", "%d: 0-128", *q.IRD)
-		}
-		if q.ord() > q.ird() {
-			// CM gives the requester an ORD of at most the responder's IRD
-			// (rdma_connect's initiator_depth): a responder with fewer
-			// resources overwrites saved ones still needed to answer a
-			// retried READ or atomic (§5.4).
-			return bad(p+".ord", "%d is more than the responder's %s.ird %d", q.ord(), p, q.ird())
-		}
-		if q.SQPSN > 0xFFFFFF || q.RQPSN > 0xFFFFFF {
-			return bad(p, "PSNs are 24 bits")
-		}
-		if q.Window > 1<<23 {
-			return bad(p+".window", "%d exceeds 2^23", q.Window)
-		}
-		if q.Outstanding < 0 || q.Outstanding > 1<<16 {
-			return bad(p+".outstanding", "%d: 0 (default) to 65536", q.Outstanding)
-		}
-		if q.RecvDepth < 0 || q.RecvDepth > 1<<16 {
-			return bad(p+".recv_depth", "%d: 0 (default) to 65536", q.RecvDepth)
-		}
-		if !(q.RecvRepostDelayNS >= 0) || q.RecvRepostDelayNS > 1e15 {
-			return bad(p+".recv_repost_delay_ns", "%v: want 0 or more", q.RecvRepostDelayNS)
-		}
-		if err := q.Work.check(p+".work", q.ord()); err != nil {
+		if err := q.check(p); err != nil {
 			return err
 		}
 	}
 	if total > maxQPs {
-		return bad("qps", "%d connections; at most %d", total, maxQPs)
+		return badValue("qps", "%d connections; at most %d", total, maxQPs)
 	}
 	return nil
+}
+
+// check checks a QP entry's own values, the entry being at key path p:
+// MTU, timer and retry codes, ORD and IRD, PSNs, window and queue depths,
+// and its work.
+func (q *QPSpec) check(p string) error {
+	switch q.MTU {
+	case 0, 256, 512, 1024, 2048, 4096:
+	default:
+		return badValue(p+".mtu", "%d: want 256, 512, 1024, 2048 or 4096", q.MTU)
+	}
+	if q.Timeout != nil && *q.Timeout > 31 {
+		return badValue(p+".timeout", "%d: a 5-bit code (0-31)", *q.Timeout)
+	}
+	if q.MinRNRTimer != nil && *q.MinRNRTimer > 31 {
+		return badValue(p+".min_rnr_timer", "%d: a 5-bit code (0-31)", *q.MinRNRTimer)
+	}
+	if q.RetryCnt != nil && *q.RetryCnt > 7 {
+		return badValue(p+".retry_cnt", "%d: 0-7", *q.RetryCnt)
+	}
+	if q.RNRRetry != nil && *q.RNRRetry > 7 {
+		return badValue(p+".rnr_retry", "%d: 0-7", *q.RNRRetry)
+	}
+	if q.ORD != nil && (*q.ORD < 0 || *q.ORD > 128) {
+		return badValue(p+".ord", "%d: 0-128", *q.ORD)
+	}
+	if q.IRD != nil && (*q.IRD < 0 || *q.IRD > 128) {
+		return badValue(p+".ird", "%d: 0-128", *q.IRD)
+	}
+	if q.ord() > q.ird() {
+		// CM gives the requester an ORD of at most the responder's IRD
+		// (rdma_connect's initiator_depth): a responder with fewer
+		// resources overwrites saved ones still needed to answer a
+		// retried READ or atomic (§5.4).
+		return badValue(p+".ord", "%d is more than the responder's %s.ird %d", q.ord(), p, q.ird())
+	}
+	if q.SQPSN > 0xFFFFFF || q.RQPSN > 0xFFFFFF {
+		return badValue(p, "PSNs are 24 bits")
+	}
+	if q.Window > 1<<23 {
+		return badValue(p+".window", "%d exceeds 2^23", q.Window)
+	}
+	if q.Outstanding < 0 || q.Outstanding > 1<<16 {
+		return badValue(p+".outstanding", "%d: 0 (default) to 65536", q.Outstanding)
+	}
+	if q.RecvDepth < 0 || q.RecvDepth > 1<<16 {
+		return badValue(p+".recv_depth", "%d: 0 (default) to 65536", q.RecvDepth)
+	}
+	if !(q.RecvRepostDelayNS >= 0) || q.RecvRepostDelayNS > 1e15 {
+		return badValue(p+".recv_repost_delay_ns", "%v: want 0 or more", q.RecvRepostDelayNS)
+	}
+	return q.Work.check(p+".work", q.ord())
 }
 
 // maxQPs bounds the connections: two 24-bit QP numbers each, from qpnBase.
