@@ -524,6 +524,8 @@ func parseCRC(raw json.RawMessage, w int) (uint64, bool, error) {
 	return v, true, err
 }
 
+// build turns packet entry idx into frames and appends them to out: one,
+// or as many as the entry's repeat asks for.
 func (b *builder) build(idx int, p *jPacket, out *[]SourceFrame) error {
 	d := b.dut
 	op, err := parseOpcode(p.Opcode)
@@ -542,107 +544,164 @@ func (b *builder) build(idx int, p *jPacket, out *[]SourceFrame) error {
 	if t.Payload, err = parsePayload(p.Payload, idx); err != nil {
 		return err
 	}
+	var fs fieldSetter
+	fs.bth(t, op, &p.BTH, q, b.next[qi])
+	if len(fs.errs) > 0 {
+		return fs.errs[0]
+	}
 	var mr MR
 	if len(d.MRs) > 0 {
 		mr = d.MRs[0]
 	}
+	fs.extHeaders(t, p, q, mr)
+	fs.ethernet(&ff, p)
+	fs.ib(&ff, p)
+	crc := fs.crcs(p, d.Encap)
+	if len(fs.errs) > 0 {
+		return fs.errs[0]
+	}
+	if p.TimeNS != nil && *p.TimeNS < 0 {
+		return fmt.Errorf("time_ns %g: negative", *p.TimeNS)
+	}
+	reps := p.Repeat.or(1)
+	if reps < 1 || reps > 1<<26 {
+		return fmt.Errorf("repeat %d: want 1 to 2^26", reps)
+	}
+	return b.emit(p, &ff, op, qi, crc, reps, out)
+}
+
+// fieldSetter sets header fields from a packet entry's values, keeping the
+// errors (a value too wide for its field, an address that does not parse)
+// in order, so that the first can be reported once every field was seen.
+type fieldSetter struct {
+	errs []error
+}
+
+// set stores n, or dflt if the entry leaves it out, through dst if it fits
+// w bits.
+func (fs *fieldSetter) set(n num, name string, w int, dflt uint64, dst func(uint64)) {
+	v, err := n.bits(name, w, dflt)
+	if err != nil {
+		fs.errs = append(fs.errs, err)
+		return
+	}
+	dst(v)
+}
+
+// ip4 parses s, unless empty, into dst as an IPv4 address.
+func (fs *fieldSetter) ip4(s string, dst *[4]byte) {
+	if s == "" {
+		return
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil || !a.Is4() {
+		fs.errs = append(fs.errs, fmt.Errorf("IPv4 address %q", s))
+		return
+	}
+	*dst = a.As4()
+}
+
+// ip6 parses s, unless empty, into dst as an IPv6 address (or GID).
+func (fs *fieldSetter) ip6(s string, dst *[16]byte) {
+	if s == "" {
+		return
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		fs.errs = append(fs.errs, fmt.Errorf("IPv6 address %q", s))
+		return
+	}
+	*dst = a.As16()
+}
+
+// bth fills the BTH of a packet with opcode op for DUT QP q: the entry's
+// values, else the pad count its payload needs, the QP's P_Key (the
+// default one if the QP has none) and number, the QP's next PSN psn, and
+// AckReq on the last or only packet of a request.
+func (fs *fieldSetter) bth(t *packet.Fields, op opcode.Opcode, bt *jBTH, q *QP, psn uint32) {
 	pk := q.PKey
 	if pk == 0 {
 		pk = 0xFFFF
-	}
-	psnDefault := uint64(b.next[qi])
-	bt := &p.BTH
-	vals := []struct {
-		n    num
-		name string
-		w    int
-		d    uint64
-		dst  func(uint64)
-	}{
-		{bt.PadCnt, "bth.pad_cnt", 2, uint64(packet.PadFor(len(t.Payload))), func(v uint64) { t.BTH.PadCnt = uint8(v) }},
-		{bt.TVer, "bth.tver", 4, 0, func(v uint64) { t.BTH.TVer = uint8(v) }},
-		{bt.PKey, "bth.pkey", 16, uint64(pk), func(v uint64) { t.BTH.PKey = uint16(v) }},
-		{bt.Resv6, "bth.resv6", 6, 0, func(v uint64) { t.BTH.Resv6 = uint8(v) }},
-		{bt.DestQP, "bth.dest_qp", 24, uint64(q.QPN), func(v uint64) { t.BTH.DestQP = uint32(v) }},
-		{bt.Resv7, "bth.resv7", 7, 0, func(v uint64) { t.BTH.Resv7 = uint8(v) }},
-		{bt.PSN, "bth.psn", 24, psnDefault, func(v uint64) { t.BTH.PSN = uint32(v) }},
 	}
 	t.BTH.Opcode = op
 	t.BTH.SE, t.BTH.MigReq = bt.SE.or(false), bt.M.or(false)
 	t.BTH.FECN, t.BTH.BECN = bt.FECN.or(false), bt.BECN.or(false)
 	pos := op.Position()
 	t.BTH.AckReq = bt.AckReq.or(op.Valid() && op.IsRequest() && (pos == opcode.Last || pos == opcode.Only))
-	set := func(n num, name string, w int, dflt uint64, dst func(uint64)) error {
-		v, err := n.bits(name, w, dflt)
-		if err == nil {
-			dst(v)
-		}
-		return err
-	}
-	for _, x := range vals {
-		if err := set(x.n, x.name, x.w, x.d, x.dst); err != nil {
-			return err
-		}
-	}
-	var errs []error
-	chk := func(n num, name string, w int, dflt uint64, dst func(uint64)) {
-		if err := set(n, name, w, dflt, dst); err != nil {
-			errs = append(errs, err)
-		}
-	}
+	fs.set(bt.PadCnt, "bth.pad_cnt", 2, uint64(packet.PadFor(len(t.Payload))), func(v uint64) { t.BTH.PadCnt = uint8(v) })
+	fs.set(bt.TVer, "bth.tver", 4, 0, func(v uint64) { t.BTH.TVer = uint8(v) })
+	fs.set(bt.PKey, "bth.pkey", 16, uint64(pk), func(v uint64) { t.BTH.PKey = uint16(v) })
+	fs.set(bt.Resv6, "bth.resv6", 6, 0, func(v uint64) { t.BTH.Resv6 = uint8(v) })
+	fs.set(bt.DestQP, "bth.dest_qp", 24, uint64(q.QPN), func(v uint64) { t.BTH.DestQP = uint32(v) })
+	fs.set(bt.Resv7, "bth.resv7", 7, 0, func(v uint64) { t.BTH.Resv7 = uint8(v) })
+	fs.set(bt.PSN, "bth.psn", 24, uint64(psn), func(v uint64) { t.BTH.PSN = uint32(v) })
+}
+
+// extHeaders fills the extended transport headers after the BTH and the
+// pad bytes: the entry's values, else zero, except that the DETH's source
+// QP is the QP's peer, RETH and AtomicETH name memory region mr, the RETH's
+// DMA length is the payload's, and the AETH says ACK with unlimited credit.
+// The opcode decides which of them the frame carries.
+func (fs *fieldSetter) extHeaders(t *packet.Fields, p *jPacket, q *QP, mr MR) {
 	if h := p.RDETH; h != nil {
-		chk(h.Resv8, "rdeth.resv8", 8, 0, func(v uint64) { t.RDETH.Resv8 = uint8(v) })
-		chk(h.EEContext, "rdeth.ee_context", 24, 0, func(v uint64) { t.RDETH.EEContext = uint32(v) })
+		fs.set(h.Resv8, "rdeth.resv8", 8, 0, func(v uint64) { t.RDETH.Resv8 = uint8(v) })
+		fs.set(h.EEContext, "rdeth.ee_context", 24, 0, func(v uint64) { t.RDETH.EEContext = uint32(v) })
 	}
 	t.DETH.SrcQP = q.DestQPN
 	if h := p.DETH; h != nil {
-		chk(h.QKey, "deth.qkey", 32, 0, func(v uint64) { t.DETH.QKey = uint32(v) })
-		chk(h.Resv8, "deth.resv8", 8, 0, func(v uint64) { t.DETH.Resv8 = uint8(v) })
-		chk(h.SrcQP, "deth.src_qp", 24, uint64(q.DestQPN), func(v uint64) { t.DETH.SrcQP = uint32(v) })
+		fs.set(h.QKey, "deth.qkey", 32, 0, func(v uint64) { t.DETH.QKey = uint32(v) })
+		fs.set(h.Resv8, "deth.resv8", 8, 0, func(v uint64) { t.DETH.Resv8 = uint8(v) })
+		fs.set(h.SrcQP, "deth.src_qp", 24, uint64(q.DestQPN), func(v uint64) { t.DETH.SrcQP = uint32(v) })
 	}
 	if h := p.XRCETH; h != nil {
-		chk(h.Resv8, "xrceth.resv8", 8, 0, func(v uint64) { t.XRCETH.Resv8 = uint8(v) })
-		chk(h.XRCSRQ, "xrceth.xrcsrq", 24, 0, func(v uint64) { t.XRCETH.XRCSRQ = uint32(v) })
+		fs.set(h.Resv8, "xrceth.resv8", 8, 0, func(v uint64) { t.XRCETH.Resv8 = uint8(v) })
+		fs.set(h.XRCSRQ, "xrceth.xrcsrq", 24, 0, func(v uint64) { t.XRCETH.XRCSRQ = uint32(v) })
 	}
 	t.RETH.VA, t.RETH.RKey, t.RETH.DMALen = mr.Addr, mr.RKey, uint32(len(t.Payload))
 	if h := p.RETH; h != nil {
-		chk(h.VA, "reth.va", 64, mr.Addr, func(v uint64) { t.RETH.VA = v })
-		chk(h.RKey, "reth.rkey", 32, uint64(mr.RKey), func(v uint64) { t.RETH.RKey = uint32(v) })
-		chk(h.DMALen, "reth.dma_len", 32, uint64(len(t.Payload)), func(v uint64) { t.RETH.DMALen = uint32(v) })
+		fs.set(h.VA, "reth.va", 64, mr.Addr, func(v uint64) { t.RETH.VA = v })
+		fs.set(h.RKey, "reth.rkey", 32, uint64(mr.RKey), func(v uint64) { t.RETH.RKey = uint32(v) })
+		fs.set(h.DMALen, "reth.dma_len", 32, uint64(len(t.Payload)), func(v uint64) { t.RETH.DMALen = uint32(v) })
 	}
 	t.AtomicETH.VA, t.AtomicETH.RKey = mr.Addr, mr.RKey
 	if h := p.AtomicETH; h != nil {
-		chk(h.VA, "atomic_eth.va", 64, mr.Addr, func(v uint64) { t.AtomicETH.VA = v })
-		chk(h.RKey, "atomic_eth.rkey", 32, uint64(mr.RKey), func(v uint64) { t.AtomicETH.RKey = uint32(v) })
-		chk(h.SwapAdd, "atomic_eth.swap_add", 64, 0, func(v uint64) { t.AtomicETH.SwapAdd = v })
-		chk(h.Compare, "atomic_eth.compare", 64, 0, func(v uint64) { t.AtomicETH.Compare = v })
+		fs.set(h.VA, "atomic_eth.va", 64, mr.Addr, func(v uint64) { t.AtomicETH.VA = v })
+		fs.set(h.RKey, "atomic_eth.rkey", 32, uint64(mr.RKey), func(v uint64) { t.AtomicETH.RKey = uint32(v) })
+		fs.set(h.SwapAdd, "atomic_eth.swap_add", 64, 0, func(v uint64) { t.AtomicETH.SwapAdd = v })
+		fs.set(h.Compare, "atomic_eth.compare", 64, 0, func(v uint64) { t.AtomicETH.Compare = v })
 	}
 	t.AETH.Syndrome = aeth.ACKSyndrome(aeth.Unlimited)
 	if h := p.AETH; h != nil {
-		chk(h.Syndrome, "aeth.syndrome", 8, uint64(aeth.ACKSyndrome(aeth.Unlimited)), func(v uint64) { t.AETH.Syndrome = aeth.Syndrome(v) })
-		chk(h.MSN, "aeth.msn", 24, 0, func(v uint64) { t.AETH.MSN = uint32(v) })
+		fs.set(h.Syndrome, "aeth.syndrome", 8, uint64(aeth.ACKSyndrome(aeth.Unlimited)), func(v uint64) { t.AETH.Syndrome = aeth.Syndrome(v) })
+		fs.set(h.MSN, "aeth.msn", 24, 0, func(v uint64) { t.AETH.MSN = uint32(v) })
 	}
 	if h := p.AtomicAckETH; h != nil {
-		chk(h.Orig, "atomic_ack_eth.orig_rem_dt", 64, 0, func(v uint64) { t.AtomicAckETH.OrigRemDt = v })
+		fs.set(h.Orig, "atomic_ack_eth.orig_rem_dt", 64, 0, func(v uint64) { t.AtomicAckETH.OrigRemDt = v })
 	}
 	if h := p.ImmDt; h != nil {
-		chk(h.Imm, "immdt.imm", 32, 0, func(v uint64) { t.ImmDt.Imm = uint32(v) })
+		fs.set(h.Imm, "immdt.imm", 32, 0, func(v uint64) { t.ImmDt.Imm = uint32(v) })
 	}
 	if h := p.IETH; h != nil {
-		chk(h.RKey, "ieth.rkey", 32, 0, func(v uint64) { t.IETH.RKey = uint32(v) })
+		fs.set(h.RKey, "ieth.rkey", 32, 0, func(v uint64) { t.IETH.RKey = uint32(v) })
 	}
 	if h := p.FETH; h != nil {
-		chk(h.Resv, "feth.resv", 26, 0, func(v uint64) { t.FETH.Resv = uint32(v) })
-		chk(h.SEL, "feth.sel", 2, 0, func(v uint64) { t.FETH.SEL = uint8(v) })
-		chk(h.PLT, "feth.plt", 4, 0, func(v uint64) { t.FETH.PLT = uint8(v) })
+		fs.set(h.Resv, "feth.resv", 26, 0, func(v uint64) { t.FETH.Resv = uint32(v) })
+		fs.set(h.SEL, "feth.sel", 2, 0, func(v uint64) { t.FETH.SEL = uint8(v) })
+		fs.set(h.PLT, "feth.plt", 4, 0, func(v uint64) { t.FETH.PLT = uint8(v) })
 	}
 	if p.PadBytes != "" {
 		pb, err := hex.DecodeString(p.PadBytes)
 		if err != nil || len(pb) > 3 {
-			errs = append(errs, fmt.Errorf("pad_bytes %q: want up to 3 bytes of hex", p.PadBytes))
+			fs.errs = append(fs.errs, fmt.Errorf("pad_bytes %q: want up to 3 bytes of hex", p.PadBytes))
 		}
 		copy(t.PadBytes[:], pb)
 	}
+}
+
+// ethernet applies the entry's Ethernet (MACs, VLAN tags), IPv4, IPv6 and
+// UDP values to the DUT's frame template ff; the encapsulation decides
+// which of them the frame carries.
+func (fs *fieldSetter) ethernet(ff *packet.FrameFields, p *jPacket) {
 	if e := p.Eth; e != nil {
 		for _, x := range []struct {
 			s   string
@@ -653,133 +712,135 @@ func (b *builder) build(idx int, p *jPacket, out *[]SourceFrame) error {
 			}
 			m, err := packet.ParseMAC(x.s)
 			if err != nil {
-				errs = append(errs, fmt.Errorf("eth mac %q", x.s))
+				fs.errs = append(fs.errs, fmt.Errorf("eth mac %q", x.s))
 				continue
 			}
 			*x.dst = m
 		}
 		for i, v := range e.VLANs {
 			var vl packet.VLANFields
-			chk(v.PCP, fmt.Sprintf("eth.vlans[%d].pcp", i), 3, 0, func(x uint64) { vl.PCP = uint8(x) })
-			chk(v.VID, fmt.Sprintf("eth.vlans[%d].vid", i), 12, 0, func(x uint64) { vl.VID = uint16(x) })
+			fs.set(v.PCP, fmt.Sprintf("eth.vlans[%d].pcp", i), 3, 0, func(x uint64) { vl.PCP = uint8(x) })
+			fs.set(v.VID, fmt.Sprintf("eth.vlans[%d].vid", i), 12, 0, func(x uint64) { vl.VID = uint16(x) })
 			vl.DEI = v.DEI.or(false)
 			ff.Eth.VLANs = append(ff.Eth.VLANs, vl)
 		}
 	}
-	ip4 := func(s string, dst *[4]byte) {
-		if s == "" {
-			return
-		}
-		a, err := netip.ParseAddr(s)
-		if err != nil || !a.Is4() {
-			errs = append(errs, fmt.Errorf("IPv4 address %q", s))
-			return
-		}
-		*dst = a.As4()
-	}
-	ip6 := func(s string, dst *[16]byte) {
-		if s == "" {
-			return
-		}
-		a, err := netip.ParseAddr(s)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("IPv6 address %q", s))
-			return
-		}
-		*dst = a.As16()
-	}
 	if h := p.IPv4; h != nil {
-		chk(h.TOS, "ipv4.tos", 8, uint64(ff.IPv4.TOS), func(v uint64) { ff.IPv4.TOS = uint8(v) })
-		chk(h.ID, "ipv4.id", 16, 0, func(v uint64) { ff.IPv4.ID = uint16(v) })
-		chk(h.TTL, "ipv4.ttl", 8, uint64(ff.IPv4.TTL), func(v uint64) { ff.IPv4.TTL = uint8(v) })
+		fs.set(h.TOS, "ipv4.tos", 8, uint64(ff.IPv4.TOS), func(v uint64) { ff.IPv4.TOS = uint8(v) })
+		fs.set(h.ID, "ipv4.id", 16, 0, func(v uint64) { ff.IPv4.ID = uint16(v) })
+		fs.set(h.TTL, "ipv4.ttl", 8, uint64(ff.IPv4.TTL), func(v uint64) { ff.IPv4.TTL = uint8(v) })
 		ff.IPv4.DF = h.DF.or(ff.IPv4.DF)
-		ip4(h.Src, &ff.IPv4.Src)
-		ip4(h.Dst, &ff.IPv4.Dst)
+		fs.ip4(h.Src, &ff.IPv4.Src)
+		fs.ip4(h.Dst, &ff.IPv4.Dst)
 	}
 	if h := p.IPv6; h != nil {
-		chk(h.TrafficClass, "ipv6.traffic_class", 8, uint64(ff.IPv6.TrafficClass), func(v uint64) { ff.IPv6.TrafficClass = uint8(v) })
-		chk(h.FlowLabel, "ipv6.flow_label", 20, 0, func(v uint64) { ff.IPv6.FlowLabel = uint32(v) })
-		chk(h.HopLimit, "ipv6.hop_limit", 8, uint64(ff.IPv6.HopLimit), func(v uint64) { ff.IPv6.HopLimit = uint8(v) })
-		ip6(h.Src, &ff.IPv6.Src)
-		ip6(h.Dst, &ff.IPv6.Dst)
+		fs.set(h.TrafficClass, "ipv6.traffic_class", 8, uint64(ff.IPv6.TrafficClass), func(v uint64) { ff.IPv6.TrafficClass = uint8(v) })
+		fs.set(h.FlowLabel, "ipv6.flow_label", 20, 0, func(v uint64) { ff.IPv6.FlowLabel = uint32(v) })
+		fs.set(h.HopLimit, "ipv6.hop_limit", 8, uint64(ff.IPv6.HopLimit), func(v uint64) { ff.IPv6.HopLimit = uint8(v) })
+		fs.ip6(h.Src, &ff.IPv6.Src)
+		fs.ip6(h.Dst, &ff.IPv6.Dst)
 	}
 	if h := p.UDP; h != nil {
-		chk(h.SrcPort, "udp.sport", 16, uint64(ff.UDP.SrcPort), func(v uint64) { ff.UDP.SrcPort = uint16(v) })
-		chk(h.DstPort, "udp.dport", 16, uint64(ff.UDP.DstPort), func(v uint64) { ff.UDP.DstPort = uint16(v) })
+		fs.set(h.SrcPort, "udp.sport", 16, uint64(ff.UDP.SrcPort), func(v uint64) { ff.UDP.SrcPort = uint16(v) })
+		fs.set(h.DstPort, "udp.dport", 16, uint64(ff.UDP.DstPort), func(v uint64) { ff.UDP.DstPort = uint16(v) })
 		ff.UDP.Checksum = h.Checksum.or(false)
 	}
+}
+
+// ib applies the entry's LRH and GRH values to the DUT's frame template
+// ff: native IB frames carry an LRH, RoCEv1 and global IB frames a GRH.
+func (fs *fieldSetter) ib(ff *packet.FrameFields, p *jPacket) {
 	if h := p.LRH; h != nil {
 		l := &ff.LRH
-		chk(h.VL, "lrh.vl", 4, 0, func(v uint64) { l.VL = uint8(v) })
-		chk(h.LVer, "lrh.lver", 4, 0, func(v uint64) { l.LVer = uint8(v) })
-		chk(h.SL, "lrh.sl", 4, 0, func(v uint64) { l.SL = uint8(v) })
-		chk(h.Resv2, "lrh.resv2", 2, 0, func(v uint64) { l.Resv2 = uint8(v) })
-		chk(h.LNH, "lrh.lnh", 2, uint64(l.LNH), func(v uint64) { l.LNH = uint8(v) })
-		chk(h.DLID, "lrh.dlid", 16, uint64(l.DLID), func(v uint64) { l.DLID = uint16(v) })
-		chk(h.Resv5, "lrh.resv5", 5, 0, func(v uint64) { l.Resv5 = uint8(v) })
-		chk(h.SLID, "lrh.slid", 16, uint64(l.SLID), func(v uint64) { l.SLID = uint16(v) })
+		fs.set(h.VL, "lrh.vl", 4, 0, func(v uint64) { l.VL = uint8(v) })
+		fs.set(h.LVer, "lrh.lver", 4, 0, func(v uint64) { l.LVer = uint8(v) })
+		fs.set(h.SL, "lrh.sl", 4, 0, func(v uint64) { l.SL = uint8(v) })
+		fs.set(h.Resv2, "lrh.resv2", 2, 0, func(v uint64) { l.Resv2 = uint8(v) })
+		fs.set(h.LNH, "lrh.lnh", 2, uint64(l.LNH), func(v uint64) { l.LNH = uint8(v) })
+		fs.set(h.DLID, "lrh.dlid", 16, uint64(l.DLID), func(v uint64) { l.DLID = uint16(v) })
+		fs.set(h.Resv5, "lrh.resv5", 5, 0, func(v uint64) { l.Resv5 = uint8(v) })
+		fs.set(h.SLID, "lrh.slid", 16, uint64(l.SLID), func(v uint64) { l.SLID = uint16(v) })
 	}
 	if h := p.GRH; h != nil {
 		g := &ff.GRH
-		chk(h.IPVer, "grh.ipver", 4, uint64(g.IPVer), func(v uint64) { g.IPVer = uint8(v) })
-		chk(h.TClass, "grh.tclass", 8, uint64(g.TClass), func(v uint64) { g.TClass = uint8(v) })
-		chk(h.FlowLabel, "grh.flow_label", 20, 0, func(v uint64) { g.FlowLabel = uint32(v) })
-		chk(h.NxtHdr, "grh.nxt_hdr", 8, uint64(g.NxtHdr), func(v uint64) { g.NxtHdr = uint8(v) })
-		chk(h.HopLmt, "grh.hop_lmt", 8, uint64(g.HopLmt), func(v uint64) { g.HopLmt = uint8(v) })
-		ip6(h.SGID, &g.SGID)
-		ip6(h.DGID, &g.DGID)
+		fs.set(h.IPVer, "grh.ipver", 4, uint64(g.IPVer), func(v uint64) { g.IPVer = uint8(v) })
+		fs.set(h.TClass, "grh.tclass", 8, uint64(g.TClass), func(v uint64) { g.TClass = uint8(v) })
+		fs.set(h.FlowLabel, "grh.flow_label", 20, 0, func(v uint64) { g.FlowLabel = uint32(v) })
+		fs.set(h.NxtHdr, "grh.nxt_hdr", 8, uint64(g.NxtHdr), func(v uint64) { g.NxtHdr = uint8(v) })
+		fs.set(h.HopLmt, "grh.hop_lmt", 8, uint64(g.HopLmt), func(v uint64) { g.HopLmt = uint8(v) })
+		fs.ip6(h.SGID, &g.SGID)
+		fs.ip6(h.DGID, &g.DGID)
 	}
-	icrcV, icrcSet, err := parseCRC(p.ICRC, 32)
-	if err != nil {
-		errs = append(errs, fmt.Errorf("icrc %w", err))
+}
+
+// crcOverride is the ICRC and VCRC a packet entry writes in place of the
+// computed ones.
+type crcOverride struct {
+	icrc, vcrc       uint64
+	icrcSet, vcrcSet bool
+}
+
+// crcs reads the entry's icrc and vcrc ("auto", or left out, for the
+// computed value); only native IB frames (encap) carry a VCRC.
+func (fs *fieldSetter) crcs(p *jPacket, encap packet.Encap) crcOverride {
+	var c crcOverride
+	var err error
+	if c.icrc, c.icrcSet, err = parseCRC(p.ICRC, 32); err != nil {
+		fs.errs = append(fs.errs, fmt.Errorf("icrc %w", err))
 	}
-	vcrcV, vcrcSet, err := parseCRC(p.VCRC, 16)
-	if err != nil {
-		errs = append(errs, fmt.Errorf("vcrc %w", err))
+	if c.vcrc, c.vcrcSet, err = parseCRC(p.VCRC, 16); err != nil {
+		fs.errs = append(fs.errs, fmt.Errorf("vcrc %w", err))
 	}
-	if vcrcSet && !isIB(d.Encap) {
-		errs = append(errs, fmt.Errorf("vcrc: RoCE frames carry no VCRC"))
+	if c.vcrcSet && !isIB(encap) {
+		fs.errs = append(fs.errs, fmt.Errorf("vcrc: RoCE frames carry no VCRC"))
 	}
-	if len(errs) > 0 {
-		return errs[0]
+	return c
+}
+
+// put writes the overriding CRCs into data, an encoded frame (fr is the
+// frame to decode it into); a new ICRC also changes the VCRC that covers
+// it, unless the VCRC is given too.
+func (c crcOverride) put(fr *packet.Frame, encap packet.Encap, data []byte) error {
+	if !c.icrcSet && !c.vcrcSet {
+		return nil
 	}
-	if p.TimeNS != nil && *p.TimeNS < 0 {
-		return fmt.Errorf("time_ns %g: negative", *p.TimeNS)
+	decode(fr, encap, data)
+	l, ok := frameLayout(fr)
+	if !ok {
+		return fmt.Errorf("cannot place the ICRC")
 	}
-	reps := p.Repeat.or(1)
-	if reps < 1 || reps > 1<<26 {
-		return fmt.Errorf("repeat %d: want 1 to 2^26", reps)
+	if c.icrcSet {
+		icrc.Put(data[l.icrc:], uint32(c.icrc))
+		if l.vcrc >= 0 {
+			icrc.PutVCRC(data[l.vcrc:], icrc.VCRC(data[l.l3:l.vcrc]))
+		}
 	}
+	if c.vcrcSet {
+		icrc.PutVCRC(data[l.vcrc:], uint16(c.vcrc))
+	}
+	return nil
+}
+
+// emit encodes frame ff reps times (with the next PSNs of DUT QP qi,
+// unless the entry fixes bth.psn), writes the CRC overrides, and appends
+// the frames to out, each sent when the link is free after the previous
+// and not before the entry's time_ns.
+func (b *builder) emit(p *jPacket, ff *packet.FrameFields, op opcode.Opcode, qi int, crc crcOverride, reps uint64, out *[]SourceFrame) error {
+	d := b.dut
+	q := &d.QPs[qi]
+	t := &ff.Transport
 	*out = slices.Grow(*out, int(reps))
 	for k := uint64(0); k < reps; k++ {
-		if k > 0 && !bt.PSN.set {
+		if k > 0 && !p.BTH.PSN.set {
 			t.BTH.PSN = b.next[qi]
 		}
 		n := ff.Len()
-		if cap(b.arena)-len(b.arena) < n {
-			b.arena = make([]byte, 0, max(1<<20, n))
-		}
-		off := len(b.arena)
-		b.arena = b.arena[:off+n]
-		data := b.arena[off : off+n : off+n]
+		data := carve(&b.arena, n, 1<<20)
 		if _, err := ff.EncodeWith(data, &b.calc); err != nil {
 			return err
 		}
-		if icrcSet || vcrcSet {
-			decode(&b.fr, d.Encap, data)
-			l, ok := frameLayout(&b.fr)
-			if !ok {
-				return fmt.Errorf("cannot place the ICRC")
-			}
-			if icrcSet {
-				icrc.Put(data[l.icrc:], uint32(icrcV))
-				if l.vcrc >= 0 {
-					icrc.PutVCRC(data[l.vcrc:], icrc.VCRC(data[l.l3:l.vcrc]))
-				}
-			}
-			if vcrcSet {
-				icrc.PutVCRC(data[l.vcrc:], uint16(vcrcV))
-			}
+		if err := crc.put(&b.fr, d.Encap, data); err != nil {
+			return err
 		}
 		// The next packet's default PSN follows this RC request's: a READ
 		// request takes one PSN per response packet (§5.3).
@@ -799,4 +860,16 @@ func (b *builder) build(idx int, p *jPacket, out *[]SourceFrame) error {
 		*out = append(*out, SourceFrame{Time: ts, Data: data, Purpose: p.Purpose})
 	}
 	return nil
+}
+
+// carve returns n bytes from the end of *arena, starting a new chunk of
+// at least chunk bytes when the arena has no room for them, so that the
+// bytes returned never move. Their capacity ends with them.
+func carve(arena *[]byte, n, chunk int) []byte {
+	if cap(*arena)-len(*arena) < n {
+		*arena = make([]byte, 0, max(chunk, n))
+	}
+	off := len(*arena)
+	*arena = (*arena)[:off+n]
+	return (*arena)[off : off+n : off+n]
 }
