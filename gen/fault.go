@@ -453,97 +453,178 @@ type faulter struct {
 // says and returns the new frame and the fault's record (Source, Frame and
 // Other are left for the caller). fr must be data decoded.
 func (fa *faulter) apply(k Kind, data []byte, fr *packet.Frame, rng *rand.Rand) ([]byte, Fault, error) {
-	f := Fault{Kind: k, Bit: -1, Frame: -1, Other: -1}
-	l, ok := frameLayout(fr)
-	if !ok {
-		return nil, f, fmt.Errorf("%s: frame carries no IB transport packet", k)
+	e := faultEdit{fa: fa, data: data, fr: fr, rng: rng, f: Fault{Kind: k, Bit: -1, Frame: -1, Other: -1}}
+	var ok bool
+	if e.l, ok = frameLayout(fr); !ok {
+		return nil, e.f, fmt.Errorf("%s: frame carries no IB transport packet", k)
 	}
-	setField := func(g field, v uint64) {
-		f.Field, f.Offset, f.Size = g.name, g.off, g.size()
-		f.Old = g.value(data)
-		g.set(data, v)
-		f.New = v
-	}
-	recompute := func() error {
-		if err := decode(&fa.fr, fr.Encap, data); fa.fr.Network() == nil {
-			return fmt.Errorf("%s: changed frame no longer decodes: %v", k, err)
-		}
-		f.ICRC = ICRCRecomputed
-		f.VCRC = l.vcrc >= 0
-		return putCRCs(&fa.calc, &fa.fr, data, true)
-	}
-	vcrcOnly := func() {
-		if l.vcrc >= 0 {
-			icrc.PutVCRC(data[l.vcrc:], icrc.VCRC(data[l.l3:l.vcrc]))
-			f.VCRC = true
-		}
-	}
-	flip := func(g field, k int) {
-		f.Field, f.Offset, f.Size = g.name, g.off, g.size()
-		f.Old = g.value(data)
-		f.Bit = g.bit(k)
-		data[f.Bit/8] ^= 0x80 >> (f.Bit % 8)
-		f.New = g.value(data)
-	}
-	t := &fr.Transport
+	var err error
 	switch k {
 	case BadICRC:
-		x := rng.Uint32() | 1<<uint(rng.IntN(32))
-		old := icrc.Get(data[l.icrc:])
-		icrc.Put(data[l.icrc:], old^x)
-		f.Field, f.Offset, f.Size, f.Old, f.New = "ICRC", l.icrc, icrc.Len, uint64(old), uint64(old^x)
-		f.ICRC = ICRCCorrupted
-		vcrcOnly()
-		f.Detail = fmt.Sprintf("ICRC 0x%08x -> 0x%08x (XOR 0x%08x)", old, old^x, x)
+		e.badICRC()
 	case BadVCRC:
-		if l.vcrc < 0 {
-			return nil, f, fmt.Errorf("bad-vcrc: RoCE frames carry no VCRC (ib-facts.md §1.1); generate native IB frames with --encap ib")
-		}
-		x := uint16(rng.Uint32()) | 1<<uint(rng.IntN(16))
-		old := icrc.GetVCRC(data[l.vcrc:])
-		icrc.PutVCRC(data[l.vcrc:], old^x)
-		f.Field, f.Offset, f.Size, f.Old, f.New = "VCRC", l.vcrc, icrc.VCRCLen, uint64(old), uint64(old^x)
-		f.ICRC = ICRCMasked
-		f.Detail = fmt.Sprintf("VCRC 0x%04x -> 0x%04x (XOR 0x%04x)", old, old^x, x)
+		err = e.badVCRC()
 	case FlipCovered:
-		fs := coveredFields(fr, l)
-		if n := len(t.Payload); n > 0 {
-			o := l.icrc - len(t.Pad) - n + rng.IntN(n)
-			fs = append(fs, field{fmt.Sprintf("payload[%d]", o-(l.icrc-len(t.Pad)-n)), o, []byte{0xFF}})
-		}
-		g := fs[rng.IntN(len(fs))]
-		flip(g, rng.IntN(g.width()))
-		f.ICRC = ICRCKept
-		vcrcOnly()
-		f.Detail = fmt.Sprintf("%s bit flipped: 0x%x -> 0x%x; ICRC left as built", g.name, f.Old, f.New)
+		e.flipCovered()
 	case FlipMasked:
-		fs := maskedFields(fr, data, l)
-		var g field
-		for {
-			g = fs[rng.IntN(len(fs))]
-			if g.width() > 0 {
-				break
-			}
-		}
-		flip(g, rng.IntN(g.width()))
-		f.ICRC = ICRCMasked
-		if fr.Encap == packet.RoCEv2IPv4 && strings.HasPrefix(g.name, "IPv4.") {
-			ip := packet.IPv4(data[l.l3:])
-			ip.SetChecksum(ip.ComputeChecksum())
-			f.IPChecksum = true
-		}
-		vcrcOnly()
-		f.Detail = fmt.Sprintf("%s bit flipped: 0x%x -> 0x%x (masked from the ICRC, which still matches)", g.name, f.Old, f.New)
-		if f.IPChecksum {
-			f.Detail += "; IPv4 header checksum updated"
-		}
+		e.flipMasked()
 	case Truncate:
-		n := len(data)
-		lo := l.bth + bth.Len
-		m := lo + rng.IntN(n-lo)
-		f.Old, f.New = uint64(n), uint64(m)
-		f.Detail = fmt.Sprintf("cut from %d to %d bytes inside the transport packet; length fields and CRCs not adjusted", n, m)
-		return data[:m:m], f, nil
+		e.truncate()
+		return e.data, e.f, nil
+	case WrongPadCnt, ReservedOpcode, TVer, WrongPKey:
+		e.bthValue(k)
+	case WrongQKey, RKeyViolation, DMALenViolation:
+		e.keyOrLength(k)
+	case MiddleWithoutFirst:
+		err = e.middleWithoutFirst()
+	case GhostACK:
+		return nil, e.f, fmt.Errorf("ghost-ack is built, not applied")
+	default:
+		return nil, e.f, fmt.Errorf("%s does not change a frame's bytes", k)
+	}
+	if err != nil {
+		return nil, e.f, err
+	}
+	if e.f.ICRC == ICRCNone {
+		if err := e.recompute(); err != nil {
+			return nil, e.f, err
+		}
+	}
+	return e.data, e.f, nil
+}
+
+// faultEdit is one fault being applied: the frame's bytes, decoded (fr)
+// and laid out (l), and the record being filled in.
+type faultEdit struct {
+	fa   *faulter
+	data []byte
+	fr   *packet.Frame
+	l    layout
+	rng  *rand.Rand
+	f    Fault
+}
+
+// setField sets field g to v and records the change.
+func (e *faultEdit) setField(g field, v uint64) {
+	e.f.Field, e.f.Offset, e.f.Size = g.name, g.off, g.size()
+	e.f.Old = g.value(e.data)
+	g.set(e.data, v)
+	e.f.New = v
+}
+
+// flip flips bit k of field g and records the change.
+func (e *faultEdit) flip(g field, k int) {
+	e.f.Field, e.f.Offset, e.f.Size = g.name, g.off, g.size()
+	e.f.Old = g.value(e.data)
+	e.f.Bit = g.bit(k)
+	e.data[e.f.Bit/8] ^= 0x80 >> (e.f.Bit % 8)
+	e.f.New = g.value(e.data)
+}
+
+// recompute writes the ICRC (and VCRC) the changed frame calls for.
+func (e *faultEdit) recompute() error {
+	fa := e.fa
+	if err := decode(&fa.fr, e.fr.Encap, e.data); fa.fr.Network() == nil {
+		return fmt.Errorf("%s: changed frame no longer decodes: %v", e.f.Kind, err)
+	}
+	e.f.ICRC = ICRCRecomputed
+	e.f.VCRC = e.l.vcrc >= 0
+	return putCRCs(&fa.calc, &fa.fr, e.data, true)
+}
+
+// vcrcOnly recomputes the VCRC, if the frame has one, and no ICRC.
+func (e *faultEdit) vcrcOnly() {
+	if l := e.l; l.vcrc >= 0 {
+		icrc.PutVCRC(e.data[l.vcrc:], icrc.VCRC(e.data[l.l3:l.vcrc]))
+		e.f.VCRC = true
+	}
+}
+
+// badICRC XORs the ICRC with a random non-zero value.
+func (e *faultEdit) badICRC() {
+	l, data, f := e.l, e.data, &e.f
+	x := e.rng.Uint32() | 1<<uint(e.rng.IntN(32))
+	old := icrc.Get(data[l.icrc:])
+	icrc.Put(data[l.icrc:], old^x)
+	f.Field, f.Offset, f.Size, f.Old, f.New = "ICRC", l.icrc, icrc.Len, uint64(old), uint64(old^x)
+	f.ICRC = ICRCCorrupted
+	e.vcrcOnly()
+	f.Detail = fmt.Sprintf("ICRC 0x%08x -> 0x%08x (XOR 0x%08x)", old, old^x, x)
+}
+
+// badVCRC XORs the VCRC of a native IB frame with a random non-zero value.
+func (e *faultEdit) badVCRC() error {
+	l, data, f := e.l, e.data, &e.f
+	if l.vcrc < 0 {
+		return fmt.Errorf("bad-vcrc: RoCE frames carry no VCRC (ib-facts.md §1.1); generate native IB frames with --encap ib")
+	}
+	x := uint16(e.rng.Uint32()) | 1<<uint(e.rng.IntN(16))
+	old := icrc.GetVCRC(data[l.vcrc:])
+	icrc.PutVCRC(data[l.vcrc:], old^x)
+	f.Field, f.Offset, f.Size, f.Old, f.New = "VCRC", l.vcrc, icrc.VCRCLen, uint64(old), uint64(old^x)
+	f.ICRC = ICRCMasked
+	f.Detail = fmt.Sprintf("VCRC 0x%04x -> 0x%04x (XOR 0x%04x)", old, old^x, x)
+	return nil
+}
+
+// flipCovered flips one bit of a field or payload byte the ICRC covers and
+// leaves the ICRC as built.
+func (e *faultEdit) flipCovered() {
+	l, t, rng := e.l, &e.fr.Transport, e.rng
+	fs := coveredFields(e.fr, l)
+	if n := len(t.Payload); n > 0 {
+		o := l.icrc - len(t.Pad) - n + rng.IntN(n)
+		fs = append(fs, field{fmt.Sprintf("payload[%d]", o-(l.icrc-len(t.Pad)-n)), o, []byte{0xFF}})
+	}
+	g := fs[rng.IntN(len(fs))]
+	e.flip(g, rng.IntN(g.width()))
+	e.f.ICRC = ICRCKept
+	e.vcrcOnly()
+	e.f.Detail = fmt.Sprintf("%s bit flipped: 0x%x -> 0x%x; ICRC left as built", g.name, e.f.Old, e.f.New)
+}
+
+// flipMasked flips one bit of a field masked from the ICRC, which still
+// matches; an IPv4 header checksum is updated.
+func (e *faultEdit) flipMasked() {
+	l, data, f, rng := e.l, e.data, &e.f, e.rng
+	fs := maskedFields(e.fr, data, l)
+	var g field
+	for {
+		g = fs[rng.IntN(len(fs))]
+		if g.width() > 0 {
+			break
+		}
+	}
+	e.flip(g, rng.IntN(g.width()))
+	f.ICRC = ICRCMasked
+	if e.fr.Encap == packet.RoCEv2IPv4 && strings.HasPrefix(g.name, "IPv4.") {
+		ip := packet.IPv4(data[l.l3:])
+		ip.SetChecksum(ip.ComputeChecksum())
+		f.IPChecksum = true
+	}
+	e.vcrcOnly()
+	f.Detail = fmt.Sprintf("%s bit flipped: 0x%x -> 0x%x (masked from the ICRC, which still matches)", g.name, f.Old, f.New)
+	if f.IPChecksum {
+		f.Detail += "; IPv4 header checksum updated"
+	}
+}
+
+// truncate cuts the frame inside its transport packet, after the BTH.
+func (e *faultEdit) truncate() {
+	n := len(e.data)
+	lo := e.l.bth + bth.Len
+	m := lo + e.rng.IntN(n-lo)
+	e.f.Old, e.f.New = uint64(n), uint64(m)
+	e.f.Detail = fmt.Sprintf("cut from %d to %d bytes inside the transport packet; length fields and CRCs not adjusted", n, m)
+	e.data = e.data[:m:m]
+}
+
+// bthValue gives a BTH field a value a receiver must refuse: another pad
+// count (WrongPadCnt), a reserved RC opcode (ReservedOpcode), a non-zero
+// TVer (TVer) or a P_Key the QP's does not match (WrongPKey).
+func (e *faultEdit) bthValue(k Kind) {
+	l, t, f, rng := e.l, &e.fr.Transport, &e.f, e.rng
+	switch k {
 	case WrongPadCnt:
 		body := len(t.Payload) + len(t.Pad)
 		old := int(t.BTH.PadCnt())
@@ -553,19 +634,20 @@ func (fa *faulter) apply(k Kind, data []byte, fr *packet.Frame, rng *rand.Rand) 
 				choices = append(choices, uint64(v))
 			}
 		}
-		setField(bthField(l, "BTH.PadCnt"), choices[rng.IntN(len(choices))])
+		e.setField(bthField(l, "BTH.PadCnt"), choices[rng.IntN(len(choices))])
 		f.Detail = fmt.Sprintf("PadCnt %d -> %d: the DUT sees %d payload bytes instead of %d", f.Old, f.New, body-int(f.New), body-old)
 	case ReservedOpcode:
-		setField(bthField(l, "BTH.OpCode"), uint64(reservedRC[rng.IntN(len(reservedRC))]))
+		e.setField(bthField(l, "BTH.OpCode"), uint64(reservedRC[rng.IntN(len(reservedRC))]))
 		f.Detail = fmt.Sprintf("opcode 0x%02x (%s) -> reserved 0x%02x", f.Old, opcode.Opcode(f.Old), f.New)
 	case TVer:
-		setField(bthField(l, "BTH.TVer"), uint64(1+rng.IntN(15)))
+		e.setField(bthField(l, "BTH.TVer"), uint64(1+rng.IntN(15)))
 		f.Detail = fmt.Sprintf("TVer %d -> %d", f.Old, f.New)
 	case WrongPKey:
+		dut := e.fa.dut
 		old := t.BTH.PKey()
 		var qp uint16 = 0xFFFF
-		if q := fa.dut.qpIndex(t.BTH.DestQP()); q >= 0 && fa.dut.QPs[q].PKey != 0 {
-			qp = fa.dut.QPs[q].PKey
+		if q := dut.qpIndex(t.BTH.DestQP()); q >= 0 && dut.QPs[q].PKey != 0 {
+			qp = dut.QPs[q].PKey
 		}
 		var v uint16
 		for {
@@ -574,63 +656,67 @@ func (fa *faulter) apply(k Kind, data []byte, fr *packet.Frame, rng *rand.Rand) 
 				break
 			}
 		}
-		setField(bthField(l, "BTH.P_Key"), uint64(v))
+		e.setField(bthField(l, "BTH.P_Key"), uint64(v))
 		f.Detail = fmt.Sprintf("P_Key 0x%04x -> 0x%04x (the QP's is 0x%04x)", old, v, qp)
+	}
+}
+
+// keyOrLength changes a key or length of an extended transport header: the
+// DETH's Q_Key (WrongQKey), an R_Key no memory region has (RKeyViolation),
+// or a RETH DMA length past the end of its region (DMALenViolation).
+func (e *faultEdit) keyOrLength(k Kind) {
+	l, t, f, rng, fr, dut := e.l, &e.fr.Transport, &e.f, e.rng, e.fr, e.fa.dut
+	switch k {
 	case WrongQKey:
 		g, _ := ethField(fr, l, opcode.DETH, "DETH.Q_Key")
-		old := g.value(data)
-		setField(g, old^uint64(rng.Uint32()|1<<uint(rng.IntN(32))))
+		old := g.value(e.data)
+		e.setField(g, old^uint64(rng.Uint32()|1<<uint(rng.IntN(32))))
 		f.Detail = fmt.Sprintf("Q_Key 0x%08x -> 0x%08x", f.Old, f.New)
 	case RKeyViolation:
 		g, ok := ethField(fr, l, opcode.RETH, "RETH.R_Key")
 		if !ok || t.RETH.DMALen() == 0 {
 			g, _ = ethField(fr, l, opcode.AtomicETH, "AtomicETH.R_Key")
 		}
-		old := uint32(g.value(data))
+		old := uint32(g.value(e.data))
 		var v uint32
 		for {
 			v = rng.Uint32()
-			if v != old && fa.dut.mrFor(v) == nil {
+			if v != old && dut.mrFor(v) == nil {
 				break
 			}
 		}
-		setField(g, uint64(v))
+		e.setField(g, uint64(v))
 		f.Detail = fmt.Sprintf("%s 0x%x -> 0x%x, which no DUT memory region has", g.name, old, v)
 	case DMALenViolation:
 		r := t.RETH
-		mr := fa.dut.mrFor(r.RKey())
+		mr := dut.mrFor(r.RKey())
 		room := uint64(mr.Length) - (r.VA() - mr.Addr)
 		g, _ := ethField(fr, l, opcode.RETH, "RETH.DMA_Length")
-		setField(g, room+uint64(1+rng.IntN(4096)))
+		e.setField(g, room+uint64(1+rng.IntN(4096)))
 		f.Detail = fmt.Sprintf("DMA length %d -> %d: the region 0x%x ends %d bytes after VA 0x%x", f.Old, f.New, mr.RKey, room, r.VA())
-	case MiddleWithoutFirst:
-		op := t.BTH.Opcode()
-		mid := opcode.Opcode(uint8(op.Transport()) | uint8(opcode.SendMiddle))
-		if op.Operation() == opcode.RDMAWriteFirst {
-			mid = opcode.Opcode(uint8(op.Transport()) | uint8(opcode.RDMAWriteMiddle))
-		}
-		setField(bthField(l, "BTH.OpCode"), uint64(mid))
-		f.Detail = fmt.Sprintf("%s -> %s", op, mid)
-		if o := op.Info().Offset(opcode.RETH); o >= 0 {
-			at := l.bth + bth.Len + o
-			data = append(data[:at], data[at+reth.Len:]...)
-			if err := adjustLengths(fr, data, l, -reth.Len); err != nil {
-				return nil, f, err
-			}
-			f.Detail += "; RETH removed, length fields updated"
-		}
-	case GhostACK:
-		return nil, f, fmt.Errorf("ghost-ack is built, not applied")
-	default:
-		return nil, f, fmt.Errorf("%s does not change a frame's bytes", k)
 	}
-	switch f.ICRC {
-	case ICRCNone:
-		if err := recompute(); err != nil {
-			return nil, f, err
-		}
+}
+
+// middleWithoutFirst turns a SEND or RDMA WRITE First packet into a Middle
+// one, dropping its RETH (and fixing the length fields) if it has one.
+func (e *faultEdit) middleWithoutFirst() error {
+	l, t, f := e.l, &e.fr.Transport, &e.f
+	op := t.BTH.Opcode()
+	mid := opcode.Opcode(uint8(op.Transport()) | uint8(opcode.SendMiddle))
+	if op.Operation() == opcode.RDMAWriteFirst {
+		mid = opcode.Opcode(uint8(op.Transport()) | uint8(opcode.RDMAWriteMiddle))
 	}
-	return data, f, nil
+	e.setField(bthField(l, "BTH.OpCode"), uint64(mid))
+	f.Detail = fmt.Sprintf("%s -> %s", op, mid)
+	if o := op.Info().Offset(opcode.RETH); o >= 0 {
+		at := l.bth + bth.Len + o
+		e.data = append(e.data[:at], e.data[at+reth.Len:]...)
+		if err := adjustLengths(e.fr, e.data, l, -reth.Len); err != nil {
+			return err
+		}
+		f.Detail += "; RETH removed, length fields updated"
+	}
+	return nil
 }
 
 // adjustLengths adds delta to every length field of a frame after its
