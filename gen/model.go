@@ -160,66 +160,13 @@ func (m *model) receive(now sim.Time, data []byte) verdict {
 	m.comps = m.comps[:0]
 	v := verdict{reaction: SilentDrop, qp: -1}
 	d := m.dut
-	fr := &m.fr
-	err := decode(fr, d.Encap, data)
-	t := &fr.Transport
-	if !fr.IsRoCE() || t.BTH == nil || fr.Network() == nil {
-		v.reason = "malformed: not an IB transport packet"
-		if err != nil {
-			v.reason = "malformed: " + err.Error()
-		}
+	if v.reason = m.checkFrame(data); v.reason != "" {
 		return v
 	}
-	if err != nil && t.BTH.TVer() == 0 && t.BTH.Opcode().Valid() {
-		v.reason = "malformed: " + err.Error()
+	if v.reason = m.checkAddress(); v.reason != "" {
 		return v
 	}
-	l, ok := frameLayout(fr)
-	if !ok {
-		v.reason = "malformed: no room for the ICRC"
-		return v
-	}
-	want, err := computeICRC(&m.calc, fr.Encap, data[l.l3:l.icrc])
-	if err != nil {
-		v.reason = "malformed: " + err.Error()
-		return v
-	}
-	if got := icrc.Get(data[l.icrc:]); got != want {
-		v.reason = fmt.Sprintf("bad ICRC: carries 0x%08x, computed 0x%08x (ib-facts.md §3.2)", got, want)
-		return v
-	}
-	if l.vcrc >= 0 {
-		if ok, w, g, _ := fr.CheckVCRC(); !ok {
-			v.reason = fmt.Sprintf("bad VCRC: carries 0x%04x, computed 0x%04x (§3.3)", g, w)
-			return v
-		}
-	}
-	switch fr.Encap {
-	case packet.RoCEv2IPv4:
-		if fr.IPv4.ComputeChecksum() != fr.IPv4.Checksum() {
-			v.reason = "bad IPv4 header checksum"
-			return v
-		}
-		if fr.Eth.Dst() != d.Self.MAC || [4]byte(fr.IPv4[16:20]) != d.Self.IPv4 {
-			v.reason = "not addressed to the DUT (MAC or IPv4 destination)"
-			return v
-		}
-	case packet.RoCEv2IPv6:
-		if fr.Eth.Dst() != d.Self.MAC || [16]byte(fr.IPv6[24:40]) != d.Self.IPv6 {
-			v.reason = "not addressed to the DUT (MAC or IPv6 destination)"
-			return v
-		}
-	case packet.RoCEv1:
-		if fr.Eth.Dst() != d.Self.MAC || [16]byte(fr.GRH.DGID()) != d.Self.IPv6 {
-			v.reason = "not addressed to the DUT (MAC or DGID)"
-			return v
-		}
-	case packet.IBLocal, packet.IBGlobal:
-		if fr.LRH.DLID() != d.Self.LID {
-			v.reason = "not addressed to the DUT (DLID)"
-			return v
-		}
-	}
+	t := &m.fr.Transport
 	qi := d.qpIndex(t.BTH.DestQP())
 	if qi < 0 {
 		v.reason = fmt.Sprintf("no DUT QP 0x%x (BTH.DestQP)", t.BTH.DestQP())
@@ -230,26 +177,112 @@ func (m *model) receive(now sim.Time, data []byte) verdict {
 	st0 := q.Stats()
 	wasErr := q.State() == rc.StateError
 	q.Receive(now, t)
-	earliest := now + d.txTime(len(data)) + d.Latency
-	nak, rnr := aeth.Syndrome(0), false
-	hasNAK := false
-	var firstKind opcode.Opcode
-	ff := &m.tmpl[qi]
+	sent := m.respond(now, qi, now+d.txTime(len(data))+d.Latency)
+	m.comps = q.AppendCompletions(m.comps)
+	rq := &m.rqs[qi]
+	for _, c := range m.comps {
+		if c.Opcode.IsRecv() && c.Status == rc.Success && rq.repost && q.State() != rc.StateError {
+			m.post(q, rq)
+		}
+	}
+	v.comps = m.comps
+	v.reaction, v.reason = m.classify(qi, wasErr, st0, q.Stats(), sent)
+	return v
+}
+
+// checkFrame decodes data into m.fr and makes the checks of a frame as a
+// whole (ib-facts.md §3): that it is a well-formed IB transport packet
+// with a good ICRC, VCRC and IPv4 header checksum. It returns why the
+// frame is dropped, or "".
+func (m *model) checkFrame(data []byte) string {
+	fr := &m.fr
+	err := decode(fr, m.dut.Encap, data)
+	t := &fr.Transport
+	if !fr.IsRoCE() || t.BTH == nil || fr.Network() == nil {
+		if err != nil {
+			return "malformed: " + err.Error()
+		}
+		return "malformed: not an IB transport packet"
+	}
+	if err != nil && t.BTH.TVer() == 0 && t.BTH.Opcode().Valid() {
+		return "malformed: " + err.Error()
+	}
+	l, ok := frameLayout(fr)
+	if !ok {
+		return "malformed: no room for the ICRC"
+	}
+	want, err := computeICRC(&m.calc, fr.Encap, data[l.l3:l.icrc])
+	if err != nil {
+		return "malformed: " + err.Error()
+	}
+	if got := icrc.Get(data[l.icrc:]); got != want {
+		return fmt.Sprintf("bad ICRC: carries 0x%08x, computed 0x%08x (ib-facts.md §3.2)", got, want)
+	}
+	if l.vcrc >= 0 {
+		if ok, w, g, _ := fr.CheckVCRC(); !ok {
+			return fmt.Sprintf("bad VCRC: carries 0x%04x, computed 0x%04x (§3.3)", g, w)
+		}
+	}
+	if fr.Encap == packet.RoCEv2IPv4 && fr.IPv4.ComputeChecksum() != fr.IPv4.Checksum() {
+		return "bad IPv4 header checksum"
+	}
+	return ""
+}
+
+// checkAddress checks that frame m.fr is addressed to the DUT, by the
+// addresses of its encapsulation. It returns why the frame is dropped, or
+// "".
+func (m *model) checkAddress() string {
+	fr, self := &m.fr, &m.dut.Self
+	switch fr.Encap {
+	case packet.RoCEv2IPv4:
+		if fr.Eth.Dst() != self.MAC || [4]byte(fr.IPv4[16:20]) != self.IPv4 {
+			return "not addressed to the DUT (MAC or IPv4 destination)"
+		}
+	case packet.RoCEv2IPv6:
+		if fr.Eth.Dst() != self.MAC || [16]byte(fr.IPv6[24:40]) != self.IPv6 {
+			return "not addressed to the DUT (MAC or IPv6 destination)"
+		}
+	case packet.RoCEv1:
+		if fr.Eth.Dst() != self.MAC || [16]byte(fr.GRH.DGID()) != self.IPv6 {
+			return "not addressed to the DUT (MAC or DGID)"
+		}
+	case packet.IBLocal, packet.IBGlobal:
+		if fr.LRH.DLID() != self.LID {
+			return "not addressed to the DUT (DLID)"
+		}
+	}
+	return ""
+}
+
+// sentSummary is what the frames the DUT sent for one input say about it.
+type sentSummary struct {
+	first  opcode.Opcode // the first frame's opcode; 0 if none was sent
+	nak    aeth.Syndrome // the first NAK's syndrome, if hasNAK
+	hasNAK bool          // a NAK was sent
+	rnr    bool          // an RNR NAK was sent
+}
+
+// respond builds the frames DUT QP qi sends now, none before earliest and
+// each when the output link is free, into m.obuf and m.outs.
+func (m *model) respond(now sim.Time, qi int, earliest sim.Time) sentSummary {
+	var s sentSummary
+	q, ff := m.qps[qi], &m.tmpl[qi]
 	for q.NextPacket(now, &ff.Transport) {
 		o := outFrame{qp: qi, op: ff.Transport.BTH.Opcode, psn: ff.Transport.BTH.PSN}
 		if o.op.Info().Has(opcode.AETH) {
 			o.syn, o.msn = ff.Transport.AETH.Syndrome, ff.Transport.AETH.MSN
 			switch o.syn.Kind() {
 			case aeth.NAK:
-				if !hasNAK {
-					nak, hasNAK = o.syn, true
+				if !s.hasNAK {
+					s.nak, s.hasNAK = o.syn, true
 				}
 			case aeth.RNRNAK:
-				rnr = true
+				s.rnr = true
 			}
 		}
-		if firstKind == 0 {
-			firstKind = o.op
+		if s.first == 0 {
+			s.first = o.op
 		}
 		n := ff.Len()
 		off := len(m.obuf)
@@ -262,7 +295,7 @@ func (m *model) receive(now sim.Time, data []byte) verdict {
 		}
 		o.off, o.n = off, n
 		o.t = max(earliest, m.outFree)
-		m.outFree = o.t + d.txTime(n)
+		m.outFree = o.t + m.dut.txTime(n)
 		m.outs = append(m.outs, o)
 	}
 	// The data slices are taken once obuf has stopped growing.
@@ -270,58 +303,50 @@ func (m *model) receive(now sim.Time, data []byte) verdict {
 		o := &m.outs[i]
 		o.data = m.obuf[o.off : o.off+o.n : o.off+o.n]
 	}
-	m.comps = q.AppendCompletions(m.comps)
-	rq := &m.rqs[qi]
-	for _, c := range m.comps {
-		if c.Opcode.IsRecv() && c.Status == rc.Success && rq.repost && q.State() != rc.StateError {
-			m.post(q, rq)
-		}
-	}
-	v.comps = m.comps
-	st1 := q.Stats()
+	return s
+}
+
+// classify names the reaction of DUT QP qi to input m.fr, and why, from
+// the QP's statistics before (st0) and after (st1) it and from what it
+// sent; wasErr is whether the QP was in the Error state before.
+func (m *model) classify(qi int, wasErr bool, st0, st1 rc.Stats, sent sentSummary) (Reaction, string) {
+	t := &m.fr.Transport
 	switch {
 	case st1.Dropped > st0.Dropped:
-		v.reaction = SilentDrop
-		v.reason = dropReason(t, &d.QPs[qi], wasErr)
+		return SilentDrop, dropReason(t, &m.dut.QPs[qi], wasErr)
 	case st1.Duplicates > st0.Duplicates:
 		switch {
 		case len(m.outs) == 0:
-			v.reaction, v.reason = DupDrop, "duplicate with no saved responder resource (class D)"
-		case firstKind == opcode.RCAcknowledge:
-			v.reaction = DupReACK
-		case firstKind == opcode.RCAtomicAcknowledge:
-			v.reaction = DupAtomicReplay
+			return DupDrop, "duplicate with no saved responder resource (class D)"
+		case sent.first == opcode.RCAcknowledge:
+			return DupReACK, ""
+		case sent.first == opcode.RCAtomicAcknowledge:
+			return DupAtomicReplay, ""
 		case t.BTH.Opcode().Operation() == opcode.RDMAReadRequest:
-			v.reaction = DupReadReplay
+			return DupReadReplay, ""
 		default:
-			v.reaction = DupResponseReplay
+			return DupResponseReplay, ""
 		}
 	case st1.OutOfSequence > st0.OutOfSequence:
-		if hasNAK && nak.NAKCode() == aeth.PSNSequenceError {
-			v.reaction = NAKSequence
-			v.reason = fmt.Sprintf("PSN %d is past the expected PSN %d", t.BTH.PSN(), m.outs[0].psn)
-		} else {
-			v.reaction = SilentDrop
-			v.reason = "out of sequence: the PSN sequence error NAK for this gap was already sent"
+		if sent.hasNAK && sent.nak.NAKCode() == aeth.PSNSequenceError {
+			return NAKSequence, fmt.Sprintf("PSN %d is past the expected PSN %d", t.BTH.PSN(), m.outs[0].psn)
 		}
-	case hasNAK:
-		switch nak.NAKCode() {
+		return SilentDrop, "out of sequence: the PSN sequence error NAK for this gap was already sent"
+	case sent.hasNAK:
+		r := NAKOperational
+		switch sent.nak.NAKCode() {
 		case aeth.PSNSequenceError:
-			v.reaction = NAKSequence
+			r = NAKSequence
 		case aeth.InvalidRequest:
-			v.reaction = NAKInvalid
+			r = NAKInvalid
 		case aeth.RemoteAccessError:
-			v.reaction = NAKAccess
-		default:
-			v.reaction = NAKOperational
+			r = NAKAccess
 		}
-		v.reason = "the QP goes to the Error state (§5.6 class C)"
-	case rnr:
-		v.reaction, v.reason = RNR, "no receive WQE posted"
-	default:
-		v.reaction, v.reason = Accept, ""
+		return r, "the QP goes to the Error state (§5.6 class C)"
+	case sent.rnr:
+		return RNR, "no receive WQE posted"
 	}
-	return v
+	return Accept, ""
 }
 
 // dropReason explains why the QP dropped a packet that passed the frame
