@@ -57,44 +57,23 @@ type ScenarioOptions struct {
 // its first bit reaches the DUT (the simulator's send time plus the link's
 // propagation delay).
 func FromScenario(sc *roce.Scenario, o ScenarioOptions) (*Source, error) {
-	sc = sc.Clone()
 	if o.Encap == packet.EncapNone {
 		o.Encap = packet.RoCEv2IPv4
 	}
-	if len(sc.QPs) == 0 {
-		return nil, fmt.Errorf("scenario has no QPs: there is no traffic to turn into stimulus")
-	}
-	for i := range sc.QPs {
-		if o.Messages > 0 {
-			sc.QPs[i].Work.Count = o.Messages
-		}
-	}
-	for i := range sc.Links {
-		l := &sc.Links[i]
-		l.Faults, l.AToB, l.BToA, l.Dead = nil, nil, nil, nil
-	}
-	if sc.Switch != nil {
-		sc.Switch.QueueBytes, sc.Switch.ECNBytes = 0, 0
-	}
-	if err := sc.Validate(); err != nil {
+	sc, err := faultless(sc, o.Messages)
+	if err != nil {
 		return nil, err
 	}
 	dutHost := sc.QPs[0].To
-	hostIdx := -1
 	addrs := make([]Addr, len(sc.Hosts))
+	hostIdx := -1
 	for i, h := range sc.Hosts {
-		a, err := hostAddr(i, h)
-		if err != nil {
+		if addrs[i], err = hostAddr(i, h); err != nil {
 			return nil, err
 		}
-		addrs[i] = a
 		if h.Name == dutHost {
 			hostIdx = i
 		}
-	}
-	byName := map[string]int{}
-	for i, h := range sc.Hosts {
-		byName[h.Name] = i
 	}
 	link, dir := -1, sim.AtoB
 	var gbps, delay float64
@@ -110,8 +89,50 @@ func FromScenario(sc *roce.Scenario, o ScenarioOptions) (*Source, error) {
 	if hostIdx < 0 || link < 0 {
 		return nil, fmt.Errorf("scenario: the DUT host %q has no link", dutHost)
 	}
-
 	dut := DUT{Encap: o.Encap, Self: addrs[hostIdx], Gbps: gbps, Latency: o.Latency}
+	dut.QPs = scenarioQPs(sc, dutHost, addrs)
+	recs, err := tapScenario(sc, link, dir, sim.FromSeconds(delay*1e-9))
+	if err != nil {
+		return nil, err
+	}
+	return dutFrames(&dut, recs, o)
+}
+
+// faultless returns a checked copy of sc whose links and switch lose,
+// reorder, duplicate, corrupt and mark nothing, and whose QP entries post
+// messages work requests each if messages is positive.
+func faultless(sc *roce.Scenario, messages int64) (*roce.Scenario, error) {
+	sc = sc.Clone()
+	if len(sc.QPs) == 0 {
+		return nil, fmt.Errorf("scenario has no QPs: there is no traffic to turn into stimulus")
+	}
+	for i := range sc.QPs {
+		if messages > 0 {
+			sc.QPs[i].Work.Count = messages
+		}
+	}
+	for i := range sc.Links {
+		l := &sc.Links[i]
+		l.Faults, l.AToB, l.BToA, l.Dead = nil, nil, nil, nil
+	}
+	if sc.Switch != nil {
+		sc.Switch.QueueBytes, sc.Switch.ECNBytes = 0, 0
+	}
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// scenarioQPs returns the DUT's QPs: the responder ends of every
+// connection of sc to dutHost, as FromScenario describes them; addrs are
+// the hosts' addresses.
+func scenarioQPs(sc *roce.Scenario, dutHost string, addrs []Addr) []QP {
+	byName := map[string]int{}
+	for i, h := range sc.Hosts {
+		byName[h.Name] = i
+	}
+	var qps []QP
 	conn := 0
 	for i := range sc.QPs {
 		spec := &sc.QPs[i]
@@ -143,30 +164,33 @@ func FromScenario(sc *roce.Scenario, o ScenarioOptions) (*Source, error) {
 			if spec.MinRNRTimer != nil {
 				q.MinRNRTimer = *spec.MinRNRTimer
 			}
-			dut.QPs = append(dut.QPs, q)
+			qps = append(qps, q)
 		}
 	}
+	return qps
+}
 
+// tapChunk is the size of the chunks frames are copied into as they go
+// by, so the copies never move.
+const tapChunk = 4 << 20
+
+// tapScenario runs sc and returns a copy of every frame sent on link in
+// direction dir, timed when its first bit arrives, delay after it was
+// sent.
+func tapScenario(sc *roce.Scenario, link int, dir sim.Direction, delay sim.Time) ([]SourceFrame, error) {
 	s, err := roce.New(sc, roce.Options{})
 	if err != nil {
 		return nil, err
 	}
-	// Frames are copied into 4 MiB chunks as they go by, so the copies never
-	// move.
-	const chunk = 4 << 20
 	var arena []byte
-	var recs []SourceFrame // every frame into the DUT host; filtered below, in place
-	d := sim.FromSeconds(delay * 1e-9)
+	var recs []SourceFrame
 	s.Network().Tap = func(now sim.Time, l int, dr sim.Direction, frame []byte) {
 		if l != link || dr != dir {
 			return
 		}
-		if cap(arena)-len(arena) < len(frame) {
-			arena = make([]byte, 0, max(chunk, len(frame)))
-		}
-		off := len(arena)
-		arena = append(arena, frame...)
-		recs = append(recs, SourceFrame{Time: now + d, Data: arena[off:len(arena):len(arena)]})
+		data := carve(&arena, len(frame), tapChunk)
+		copy(data, frame)
+		recs = append(recs, SourceFrame{Time: now + delay, Data: data})
 	}
 	sum, err := s.Run()
 	if err != nil {
@@ -175,8 +199,15 @@ func FromScenario(sc *roce.Scenario, o ScenarioOptions) (*Source, error) {
 	if len(recs) == 0 && sum.PacketsSent > 0 {
 		return nil, fmt.Errorf("the simulator sent %d frames but none reached gen's tap on link %d", sum.PacketsSent, link)
 	}
+	return recs, nil
+}
 
-	src := &Source{DUT: dut, Frames: recs[:0]}
+// dutFrames keeps, in place, the frames of recs (every frame into the DUT
+// host) that go to one of the DUT's QPs, rebuilt in encapsulation o.Encap
+// if that is not RoCEv2 over IPv4, and derives the DUT's memory regions
+// from them.
+func dutFrames(dut *DUT, recs []SourceFrame, o ScenarioOptions) (*Source, error) {
+	src := &Source{DUT: *dut, Frames: recs[:0]}
 	var fr packet.Frame
 	var ff packet.FrameFields
 	var calc icrc.Calc
@@ -196,16 +227,10 @@ func FromScenario(sc *roce.Scenario, o ScenarioOptions) (*Source, error) {
 		if o.Encap != packet.RoCEv2IPv4 {
 			ff = dut.inTemplate(&dut.QPs[q])
 			ff.Transport = fr.Transport.Fields()
-			n := ff.Len()
-			if cap(buf)-len(buf) < n {
-				buf = make([]byte, 0, max(chunk, n))
-			}
-			off := len(buf)
-			buf = buf[:off+n]
-			if _, err := ff.EncodeWith(buf[off:], &calc); err != nil {
+			data = carve(&buf, ff.Len(), tapChunk)
+			if _, err := ff.EncodeWith(data, &calc); err != nil {
 				return nil, fmt.Errorf("rebuilding %s as %s: %v", fr.Transport.Opcode(), o.Encap, err)
 			}
-			data = buf[off : off+n : off+n]
 		}
 		src.Frames = append(src.Frames, SourceFrame{Time: r.Time, Data: data})
 	}
