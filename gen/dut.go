@@ -218,6 +218,14 @@ func (d *DUT) Check() error {
 	return nil
 }
 
+// pkey is the QP's P_Key: PKey, or the default P_Key 0xFFFF if PKey is 0.
+func (q *QP) pkey() uint16 {
+	if q.PKey == 0 {
+		return 0xFFFF
+	}
+	return q.PKey
+}
+
 // rcConfig is the golden model's configuration for q.
 func (q *QP) rcConfig(mem *rc.Memory) rc.Config {
 	c := rc.DefaultConfig()

@@ -646,8 +646,8 @@ func (e *faultEdit) bthValue(k Kind) {
 		dut := e.fa.dut
 		old := t.BTH.PKey()
 		var qp uint16 = 0xFFFF
-		if q := dut.qpIndex(t.BTH.DestQP()); q >= 0 && dut.QPs[q].PKey != 0 {
-			qp = dut.QPs[q].PKey
+		if q := dut.qpIndex(t.BTH.DestQP()); q >= 0 {
+			qp = dut.QPs[q].pkey()
 		}
 		var v uint16
 		for {
@@ -757,10 +757,7 @@ func (fa *faulter) ghostACK(q int, buf []byte) ([]byte, Fault, error) {
 	qp := &fa.dut.QPs[q]
 	ff := fa.dut.inTemplate(qp)
 	ff.Transport.BTH.Opcode = opcode.RCAcknowledge
-	ff.Transport.BTH.PKey = qp.PKey
-	if ff.Transport.BTH.PKey == 0 {
-		ff.Transport.BTH.PKey = 0xFFFF
-	}
+	ff.Transport.BTH.PKey = qp.pkey()
 	ff.Transport.BTH.DestQP = qp.QPN
 	ff.Transport.BTH.PSN = qp.SQPSN
 	ff.Transport.AETH.Syndrome = aeth.ACKSyndrome(aeth.Unlimited)

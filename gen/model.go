@@ -353,10 +353,7 @@ func (m *model) classify(qi int, wasErr bool, st0, st1 rc.Stats, sent sentSummar
 // checks (ib-facts.md §5.10, §5.11, §5.3).
 func dropReason(t *packet.Packet, q *QP, wasErr bool) string {
 	op := t.BTH.Opcode()
-	pk := q.PKey
-	if pk == 0 {
-		pk = 0xFFFF
-	}
+	pk := q.pkey()
 	switch {
 	case wasErr:
 		return "the QP is in the Error state (§5.10)"

@@ -619,10 +619,6 @@ func (fs *fieldSetter) ip6(s string, dst *[16]byte) {
 // default one if the QP has none) and number, the QP's next PSN psn, and
 // AckReq on the last or only packet of a request.
 func (fs *fieldSetter) bth(t *packet.Fields, op opcode.Opcode, bt *jBTH, q *QP, psn uint32) {
-	pk := q.PKey
-	if pk == 0 {
-		pk = 0xFFFF
-	}
 	t.BTH.Opcode = op
 	t.BTH.SE, t.BTH.MigReq = bt.SE.or(false), bt.M.or(false)
 	t.BTH.FECN, t.BTH.BECN = bt.FECN.or(false), bt.BECN.or(false)
@@ -630,7 +626,7 @@ func (fs *fieldSetter) bth(t *packet.Fields, op opcode.Opcode, bt *jBTH, q *QP, 
 	t.BTH.AckReq = bt.AckReq.or(op.Valid() && op.IsRequest() && (pos == opcode.Last || pos == opcode.Only))
 	fs.set(bt.PadCnt, "bth.pad_cnt", 2, uint64(packet.PadFor(len(t.Payload))), func(v uint64) { t.BTH.PadCnt = uint8(v) })
 	fs.set(bt.TVer, "bth.tver", 4, 0, func(v uint64) { t.BTH.TVer = uint8(v) })
-	fs.set(bt.PKey, "bth.pkey", 16, uint64(pk), func(v uint64) { t.BTH.PKey = uint16(v) })
+	fs.set(bt.PKey, "bth.pkey", 16, uint64(q.pkey()), func(v uint64) { t.BTH.PKey = uint16(v) })
 	fs.set(bt.Resv6, "bth.resv6", 6, 0, func(v uint64) { t.BTH.Resv6 = uint8(v) })
 	fs.set(bt.DestQP, "bth.dest_qp", 24, uint64(q.QPN), func(v uint64) { t.BTH.DestQP = uint32(v) })
 	fs.set(bt.Resv7, "bth.resv7", 7, 0, func(v uint64) { t.BTH.Resv7 = uint8(v) })

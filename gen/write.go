@@ -658,11 +658,7 @@ func appendDUT(b []byte, d *DUT) []byte {
 		b = append(b, ", \"mtu\": "...)
 		b = strconv.AppendInt(b, int64(q.MTU), 10)
 		b = append(b, ", \"pkey\": "...)
-		pk := q.PKey
-		if pk == 0 {
-			pk = 0xFFFF
-		}
-		b = strconv.AppendUint(b, uint64(pk), 10)
+		b = strconv.AppendUint(b, uint64(q.pkey()), 10)
 		b = append(b, ", \"ird\": "...)
 		b = strconv.AppendInt(b, int64(q.IRD), 10)
 		b = append(b, ", \"min_rnr_timer\": "...)
