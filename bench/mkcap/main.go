@@ -53,6 +53,7 @@ type mixer struct {
 	conns   []*conn
 }
 
+// write writes n frames of the mix, drawn from seed, to the pcap file path.
 func write(path string, n int, seed uint64) error {
 	f, err := os.Create(path)
 	if err != nil {
