@@ -126,6 +126,7 @@ type readEntry struct {
 	used     bool
 	retried  bool // re-requested: repeated responses are expected
 	holes    bool // a response was missing
+	lenCut   bool // the capture cut the RETH: length is unknown
 	kind     kind
 	psn      uint32
 	n        uint32 // responses expected, 0 while the PMTU is unknown
@@ -271,7 +272,7 @@ func (s *reqStream) trimReads() {
 // addRead records an outstanding READ (FLUSH, ATOMIC WRITE) request; a
 // request repeating an outstanding one's PSN replaces it. Beyond maxReads
 // the oldest is forgotten.
-func (s *reqStream) addRead(q, length, lo, hi uint32, k kind, retried bool) *readEntry {
+func (s *reqStream) addRead(q, length uint32, lenCut bool, lo, hi uint32, k kind, retried bool) *readEntry {
 	var e *readEntry
 	if retried {
 		for i := 0; i < s.rLen; i++ {
@@ -296,7 +297,7 @@ func (s *reqStream) addRead(q, length, lo, hi uint32, k kind, retried bool) *rea
 	if lo == hi {
 		n = lo
 	}
-	*e = readEntry{used: true, retried: retried, kind: k, psn: q, n: n, nMax: hi, length: length, nextResp: q}
+	*e = readEntry{used: true, retried: retried, lenCut: lenCut, kind: k, psn: q, n: n, nMax: hi, length: length, nextResp: q}
 	return e
 }
 
@@ -312,6 +313,34 @@ func (s *reqStream) findRead(q uint32) *readEntry {
 		}
 	}
 	return nil
+}
+
+// matchRead is findRead for a READ response at PSN q in position pos,
+// with what the response tells of a READ whose length the capture cut (its
+// PSN count unknown): a First or Only starts the responses to a READ at
+// its own PSN, so one past that READ's PSN answers a later READ and the
+// READ ended before q; a First or Middle says more responses follow, so
+// the READ reserved at least the PSNs up to q+1, and a request before that
+// re-requests its tail.
+func (s *reqStream) matchRead(q uint32, pos opcode.Position) *readEntry {
+	e := s.findRead(q)
+	if e == nil || !e.lenCut || e.n != 0 {
+		return e
+	}
+	off := psnDiff(q, e.psn)
+	if off > 0 && (pos == opcode.First || pos == opcode.Only) {
+		s.resolve(e, uint32(off))
+		return s.findRead(q)
+	}
+	if s.openRead == e && (pos == opcode.First || pos == opcode.Middle) {
+		if lo := (q + 2) & psnMask; psnDiff(lo, s.next) > 0 {
+			s.next = lo
+			if psnDiff(s.next, s.maxNext) > 0 {
+				s.maxNext = s.next
+			}
+		}
+	}
+	return e
 }
 
 func (s *reqStream) removeRead(e *readEntry) {
@@ -349,7 +378,7 @@ func (s *reqStream) resolveOpenRead(q uint32, fl *flow) {
 	}
 	n := uint32(psnDiff(q, e.psn))
 	match, count := 0, 0
-	for m := 256; m <= 4096; m <<= 1 {
+	for m := 256; m <= 4096 && !e.lenCut; m <<= 1 {
 		if readPackets(e.length, m) == n {
 			match, count = m, count+1
 		}
@@ -403,6 +432,22 @@ type flow struct {
 }
 
 func (fl *flow) mtu() int { return fl.pmtu }
+
+// maxMessage is the largest message IBA allows, 2^31 bytes: the most a READ
+// whose RETH the capture cut can have asked for.
+const maxMessage = 1 << 31
+
+// maxReadPSNs bounds the PSNs a READ of unknown length (its RETH cut by
+// the capture) reserves: the count for maxMessage at the PMTU (256 when
+// unknown), but at most 2^22, a quarter of the PSN space. The largest
+// message at PMTU 256 needs 2^23 PSNs, and 24-bit PSN arithmetic could not
+// then tell the PSNs before the READ from those it reserves.
+func maxReadPSNs(pmtu int) uint32 {
+	if pmtu <= 0 {
+		pmtu = 256
+	}
+	return min(readPackets(maxMessage, pmtu), 1<<22)
+}
 
 // learnMTU records a path MTU for fl and its peer: from a full First or
 // Middle packet's payload (which is exactly the PMTU, so it overrides

@@ -90,11 +90,18 @@ const (
 	obsRETH
 	obsAETH
 	obsDETH
+	obsRETHCut // the opcode carries a RETH the capture cut: its DMA length is unknown
 )
 
 // Set fills o in from decoded frame f: the frame at position seq of
 // everything observed (see Shards.ObserveChecked), number frameNo of its
 // capture, taken at ts, with the results of its ICRC and VCRC checks.
+//
+// A transport packet the capture cut (Packet.Cut) counts as decoded when
+// its opcode and lengths are known (Packet.Framed): its payload length is
+// the one on the wire, and a RETH the capture cut leaves the DMA length
+// unknown (a READ's PSN count is then learnt from the traffic that
+// follows, as while the PMTU is unknown).
 func (o *Obs) Set(seq uint64, frameNo int, ts time.Time, f *packet.Frame, icrc, vcrc Check) {
 	o.seq, o.frameNo, o.ts = seq, frameNo, ts.UnixNano()
 	o.icrc, o.vcrc = icrc, vcrc
@@ -104,7 +111,7 @@ func (o *Obs) Set(seq uint64, frameNo int, ts time.Time, f *packet.Frame, icrc, 
 	case !f.IsRoCE():
 		o.state = obsOther
 		return
-	case p.BTH == nil || p.ICRC == nil:
+	case p.BTH == nil || !p.Framed():
 		o.state = obsUndecoded
 		return
 	}
@@ -114,7 +121,7 @@ func (o *Obs) Set(seq uint64, frameNo int, ts time.Time, f *packet.Frame, icrc, 
 	k.Encap, k.DstQP = f.Encap, h.DestQP()
 	setAddrs(&k.Src, &k.Dst, f)
 	o.op, o.psn = h.Opcode(), h.PSN()
-	o.payload, o.pad = uint32(len(p.Payload)), uint8(len(p.Pad))
+	o.payload, o.pad = uint32(p.PayloadLen()), uint8(p.PadLen())
 	if h.AckReq() {
 		o.flags |= obsAckReq
 	}
@@ -138,6 +145,9 @@ func (o *Obs) Set(seq uint64, frameNo int, ts time.Time, f *packet.Frame, icrc, 
 				o.cm.set(m)
 			}
 		}
+	}
+	if p.Cut != 0 && p.RETH == nil && o.op.Info().Has(opcode.RETH) {
+		o.flags |= obsRETHCut
 	}
 }
 

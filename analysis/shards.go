@@ -50,7 +50,7 @@ func (s *Shards) ObserveChecked(i int, seq uint64, frameNo int, ts time.Time, f 
 // many clients with one server fall on the shards in turn. Frames that
 // carry no complete IB transport packet go to shard 0.
 func (s *Shards) Of(f *packet.Frame) int {
-	if len(s.ts) == 1 || !f.IsRoCE() || f.Transport.BTH == nil || f.Transport.ICRC == nil {
+	if len(s.ts) == 1 || !f.IsRoCE() || f.Transport.BTH == nil || !f.Transport.Framed() {
 		return 0
 	}
 	src, dst := frameAddrs(f)

@@ -17,7 +17,7 @@ import (
 type Summary struct {
 	Frames      uint64 // frames observed
 	IBFrames    uint64 // frames carrying a complete IB transport packet
-	Undecoded   uint64 // IB frames whose transport packet did not decode completely
+	Undecoded   uint64 // IB frames whose transport packet did not decode completely (or that the capture cut before its opcode and lengths were known)
 	CMRejects   uint64 // CM REJ messages seen
 	Connections []*Connection
 	Warnings    []WarningCount // every kind, in Warnings order

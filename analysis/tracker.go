@@ -93,9 +93,12 @@ func New(opts Options) *Tracker {
 // Options.SkipVCRC is set, Observe checks a native IB frame's VCRC itself.
 //
 // Frames that carry no IB transport packet, or whose transport packet did
-// not decode completely (f.Transport.ICRC nil), are counted and otherwise
-// ignored. A frame with a bad ICRC or VCRC is counted and warned about but
-// does not advance the protocol state: the receiver drops it.
+// not decode completely (f.Transport.Framed false), are counted and
+// otherwise ignored, but for a bad ICRC or VCRC, which is counted and
+// warned about as on any frame. A frame with a bad ICRC or VCRC does not
+// advance the protocol state: the receiver drops it. A transport packet the
+// capture cut (f.Transport.Cut) is followed like a whole one, from the
+// headers it kept.
 func (t *Tracker) Observe(frameNo int, ts time.Time, f *packet.Frame, icrcOK bool, warnings []Warning) []Warning {
 	ic := CheckOK
 	if !icrcOK {
@@ -135,7 +138,7 @@ func (t *Tracker) observeObs(o *Obs, warnings []Warning) []Warning {
 		return warnings
 	case obsUndecoded:
 		t.undecoded++
-		return warnings
+		return t.undecodedCRCs(o, warnings)
 	}
 	t.ib++
 	op := o.op
@@ -170,6 +173,21 @@ func (t *Tracker) observeObs(o *Obs, warnings []Warning) []Warning {
 		return t.request(fl, o, w)
 	case op.IsResponse():
 		return t.response(fl, o, w)
+	}
+	return w
+}
+
+// undecodedCRCs counts and warns about a bad ICRC or VCRC of a frame whose
+// transport packet did not decode: there is no flow to charge it to, but
+// the verdict on its bytes stands.
+func (t *Tracker) undecodedCRCs(o *Obs, w []Warning) []Warning {
+	if o.icrc == CheckBad {
+		t.warn[wICRCBad]++
+		w = append(w, ICRCBad)
+	}
+	if o.vcrc == CheckBad {
+		t.warn[wVCRCBad]++
+		w = append(w, VCRCBad)
 	}
 	return w
 }
@@ -239,8 +257,8 @@ func (t *Tracker) request(fl *flow, o *Obs, w []Warning) []Warning {
 	s := &fl.req
 	op, q, now := o.op, o.psn, o.ts
 	info := op.Info()
-	rethLen := o.rethLen
-	lo, hi := consumed(op, rethLen, fl.mtu())
+	rethLen, lenCut := o.rethLen, o.flags&obsRETHCut != 0
+	lo, hi := consumed(op, rethLen, lenCut, fl.mtu())
 	uc := op.Transport() == opcode.UC
 	checkPSN := op.Transport() != opcode.RD // RD PSNs count per EE context, not per QP
 
@@ -359,7 +377,7 @@ func (t *Tracker) request(fl *flow, o *Obs, w []Warning) []Warning {
 		if kind == kindRead && !resend {
 			fl.readReqs++
 		}
-		e := s.addRead(q, rethLen, lo, hi, kind, resend)
+		e := s.addRead(q, rethLen, lenCut, lo, hi, kind, resend)
 		if lo != hi {
 			s.openRead = e
 		} else {
@@ -430,7 +448,7 @@ func (t *Tracker) readResponse(fl, peer *flow, s *reqStream, o *Obs, w []Warning
 		fl.readUnmatched++
 		return w
 	}
-	e := s.findRead(q)
+	e := s.matchRead(q, op.Position())
 	if e == nil {
 		fl.readUnmatched++
 		if psnDiff(q, s.first) >= 0 {
@@ -445,7 +463,7 @@ func (t *Tracker) readResponse(fl, peer *flow, s *reqStream, o *Obs, w []Warning
 	if e.n == 0 {
 		switch pos {
 		case opcode.First:
-			if fl.learnMTU(n, fromPackets) {
+			if fl.learnMTU(n, fromPackets) && !e.lenCut {
 				s.resolve(e, readPackets(e.length, fl.pmtu))
 			}
 		case opcode.Only:
@@ -563,10 +581,15 @@ func readPackets(length uint32, pmtu int) uint32 {
 
 // consumed returns how many PSNs a request uses: exactly one, except a READ
 // request, which reserves N = max(1, ceil(len/PMTU)); when the PMTU is not
-// known yet N lies between the counts for PMTU 4096 and 256.
-func consumed(op opcode.Opcode, rethLen uint32, pmtu int) (lo, hi uint32) {
+// known yet N lies between the counts for PMTU 4096 and 256. When the
+// capture cut the RETH (lenCut) the length is unknown: N lies between 1 and
+// the count for the largest message.
+func consumed(op opcode.Opcode, rethLen uint32, lenCut bool, pmtu int) (lo, hi uint32) {
 	if op.Operation() != opcode.RDMAReadRequest {
 		return 1, 1
+	}
+	if lenCut {
+		return 1, maxReadPSNs(pmtu)
 	}
 	if pmtu != 0 {
 		n := readPackets(rethLen, pmtu)

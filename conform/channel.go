@@ -199,6 +199,18 @@ func readPackets(length uint32, pmtu int) uint32 {
 	return uint32((uint64(length) + uint64(pmtu) - 1) / uint64(pmtu))
 }
 
+// maxReadPSNs bounds the PSNs a READ whose RETH the capture cut can have
+// reserved: N for the largest message, 2^31 bytes, at the PMTU (256 while
+// it is unknown), but at most 2^22, a quarter of the PSN space: at PMTU 256
+// that message needs 2^23, and 24-bit PSN arithmetic could not then tell
+// the PSNs before the READ from those it reserves.
+func maxReadPSNs(pmtu int) uint32 {
+	if pmtu <= 0 {
+		pmtu = 256
+	}
+	return min(readPackets(1<<31, pmtu), 1<<22)
+}
+
 // request checks a request packet on fl.
 func (c *Checker) request(fl *flow, n int, p *packet.Packet) {
 	ch := &fl.req
@@ -208,8 +220,13 @@ func (c *Checker) request(fl *flow, n int, p *packet.Packet) {
 	if !ch.started {
 		ch.init(q)
 	}
-	s := slot{psn: q, span: 1, spanKnown: true, op: op, ackReq: p.BTH.AckReq(), plen: uint32(len(p.Payload)),
+	s := slot{psn: q, span: 1, spanKnown: true, op: op, ackReq: p.BTH.AckReq(), plen: uint32(p.PayloadLen()),
 		pcrc: crc32.Checksum(p.Payload, crcTable()), frame: n, last: n}
+	if p.Cut != 0 {
+		s.pcut = len(p.Payload) < p.PayloadLen()
+		info := op.Info()
+		s.ethCut = p.RETH == nil && info.Has(opcode.RETH) || p.AtomicETH == nil && info.Has(opcode.AtomicETH)
+	}
 	if p.RETH != nil {
 		s.va, s.rkey, s.dlen = p.RETH.VA(), p.RETH.RKey(), p.RETH.DMALen()
 	}
@@ -310,7 +327,12 @@ func (ch *channel) sentEnd() uint32 {
 func (c *Checker) newSlot(fl *flow, n int, s *slot, pad uint8, idx int) {
 	ch := &fl.req
 	if s.op.Operation() == opcode.RDMAReadRequest {
-		if fl.pmtu != 0 {
+		if s.ethCut {
+			// The capture cut the RETH: N is only bounded, and learnt from
+			// the responses or the next request.
+			s.spanLo, s.spanHi = 1, maxReadPSNs(fl.pmtu)
+			s.span, s.spanKnown = 1, false
+		} else if fl.pmtu != 0 {
 			s.span = readPackets(s.dlen, fl.pmtu)
 		} else {
 			s.spanLo, s.spanHi = readPackets(s.dlen, 4096), readPackets(s.dlen, 256)
@@ -319,6 +341,7 @@ func (c *Checker) newSlot(fl *flow, n int, s *slot, pad uint8, idx int) {
 	}
 	if pos := posOf(s.op); pos == opcode.First || pos == opcode.Only {
 		s.accKnown, s.msgBytes, s.msgLen, s.msgStart, s.msgFrame = true, uint64(s.plen), s.dlen, s.psn, n
+		s.msgLenCut = s.ethCut
 	}
 	c.checkPacket(fl, n, s, pad)
 	ch.slots.insert(idx, s)
@@ -368,7 +391,7 @@ func (c *Checker) checkPacket(fl *flow, n int, s *slot, pad uint8) {
 		return
 	}
 	if fam == famOther {
-		if s.op.Operation() == opcode.AtomicWrite && (s.plen != 8 || s.dlen != 8) {
+		if s.op.Operation() == opcode.AtomicWrite && (s.plen != 8 || s.dlen != 8 && !s.ethCut) {
 			c.report(n, PayloadSize, "8 payload bytes and RETH DMA length 8", fmt.Sprintf("%d bytes, DMA length %d", s.plen, s.dlen),
 				"ATOMIC WRITE at PSN %s carries %d bytes with DMA length %d", psnStr(s.psn), s.plen, s.dlen)
 			c.invalid(&fl.req, s, "ATOMIC WRITE length")
@@ -411,7 +434,7 @@ func (c *Checker) checkPacket(fl *flow, n int, s *slot, pad uint8) {
 			return
 		}
 	}
-	if fam != famWrite {
+	if fam != famWrite || s.ethCut {
 		return
 	}
 	switch pos {
@@ -508,7 +531,8 @@ func (c *Checker) carry(fl *flow, i, j int) {
 		cur.accKnown = true
 		cur.msgBytes = prev.msgBytes + uint64(cur.plen)
 		cur.msgLen, cur.msgStart, cur.msgFrame = prev.msgLen, prev.msgStart, prev.msgFrame
-		if famOf(cur.op) == famWrite && fl.pmtu != 0 && !cur.invalid {
+		cur.msgLenCut = prev.msgLenCut
+		if famOf(cur.op) == famWrite && fl.pmtu != 0 && !cur.invalid && !cur.msgLenCut {
 			rem := int64(cur.msgLen) - int64(prev.msgBytes) // bytes left before this packet
 			mtu := int64(fl.pmtu)
 			switch posOf(cur.op) {
@@ -554,7 +578,10 @@ func (c *Checker) carry(fl *flow, i, j int) {
 // missing tail may appear (§5.5 READ retry).
 func (c *Checker) resend(fl *flow, n int, sl, s *slot) {
 	if sl.psn == s.psn {
-		same := sl.op == s.op && sl.plen == s.plen && sl.pcrc == s.pcrc && sl.va == s.va && sl.rkey == s.rkey && sl.dlen == s.dlen
+		// What the capture cut of either packet is taken as the same.
+		same := sl.op == s.op && sl.plen == s.plen &&
+			(sl.pcrc == s.pcrc || sl.pcut || s.pcut) &&
+			(sl.va == s.va && sl.rkey == s.rkey && sl.dlen == s.dlen || sl.ethCut || s.ethCut)
 		if !same {
 			what := "different payload bytes"
 			switch {
@@ -566,6 +593,7 @@ func (c *Checker) resend(fl *flow, n int, sl, s *slot) {
 			c.report(n, PSNReuse, fmt.Sprintf("a retransmission identical to the %s with %d bytes first sent at frame %d", sl.op, sl.plen, sl.frame),
 				what, "PSN %s, first used by %s (%d bytes) at frame %d, carries %s", psnStr(s.psn), sl.op, sl.plen, sl.frame, what)
 			sl.op, sl.plen, sl.pcrc, sl.va, sl.rkey, sl.dlen = s.op, s.plen, s.pcrc, s.va, s.rkey, s.dlen
+			sl.pcut, sl.ethCut = s.pcut, s.ethCut
 		}
 		sl.ackReq = sl.ackReq || s.ackReq
 		if readLike(sl.op) {
@@ -578,6 +606,12 @@ func (c *Checker) resend(fl *flow, n int, sl, s *slot) {
 	if s.op.Operation() != opcode.RDMAReadRequest {
 		c.report(n, ReadPSNReservation, fmt.Sprintf("no new request before PSN %s", psnStr(sl.end())), s.op.String()+" at PSN "+psnStr(s.psn),
 			"%s at PSN %s is inside the %d PSNs the READ at PSN %s (frame %d) reserved", s.op, psnStr(s.psn), sl.span, psnStr(sl.psn), sl.frame)
+		return
+	}
+	if sl.ethCut || s.ethCut {
+		// The capture cut a RETH: the re-request cannot be compared.
+		sl.replayAt, sl.replaySet = s.psn, true
+		sl.ackReq = sl.ackReq || s.ackReq
 		return
 	}
 	done := sl.dlen - min(s.dlen, sl.dlen)
@@ -635,7 +669,7 @@ func (c *Checker) resolveReads(fl *flow) {
 	changed := false
 	for i := 0; i < ch.slots.len(); i++ {
 		s := ch.slots.at(i)
-		if s.spanKnown || s.op.Operation() != opcode.RDMAReadRequest {
+		if s.spanKnown || s.op.Operation() != opcode.RDMAReadRequest || s.ethCut {
 			continue
 		}
 		c.fixSpan(fl, s, readPackets(s.dlen, fl.pmtu), fmt.Sprintf("%d bytes, PMTU %d", s.dlen, fl.pmtu))
@@ -720,9 +754,16 @@ func (c *Checker) response(fl *flow, n int, p *packet.Packet) {
 	if rc.DiffPSN(q, ch.evicted) < 0 {
 		// Answers requests sent before the capture (or forgotten). A NAK
 		// still says the responder lacks everything captured so far.
-		if op.Operation() == opcode.Acknowledge && p.AETH.Syndrome().Kind() != aeth.ACK {
+		if op.Operation() == opcode.Acknowledge && p.AETH != nil && p.AETH.Syndrome().Kind() != aeth.ACK {
 			ch.resetFrame = n
 		}
+		return
+	}
+	if p.AETH == nil && op.Operation() == opcode.Acknowledge {
+		// The capture cut the AETH: ACK or NAK is unknown. It is taken as
+		// the ACK it most likely is (the requester learnt up to PSN q),
+		// since a finding must be proved and this frame proves nothing.
+		ch.advance(rc.AddPSN(q, 1), n, false)
 		return
 	}
 	switch op.Operation() {
@@ -903,6 +944,11 @@ func (c *Checker) atomicAck(fl, peer *flow, n int, p *packet.Packet) {
 			"ATOMIC ACK for PSN %s, but %s", psnStr(q), why)
 		return
 	}
+	if p.AETH == nil {
+		// The capture cut the AETH: its syndrome and MSN are unknown.
+		ch.advance(rc.AddPSN(q, 1), n, false)
+		return
+	}
 	if syn := p.AETH.Syndrome(); syn.Kind() != aeth.ACK || !syn.Valid() {
 		c.report(n, NAKCode, "an ACK syndrome", fmt.Sprintf("syndrome 0x%02x", uint8(syn)),
 			"ATOMIC ACK for PSN %s carries syndrome 0x%02x (%s)", psnStr(q), uint8(syn), syn)
@@ -918,7 +964,7 @@ func (c *Checker) readResponse(fl, peer *flow, n int, p *packet.Packet) {
 	q := p.BTH.PSN()
 	op := p.BTH.Opcode()
 	ch.readResps++
-	plen := uint32(len(p.Payload))
+	plen := uint32(p.PayloadLen())
 	i := ch.slots.find(q)
 	if i < 0 || !readLike(ch.slots.at(i).op) {
 		if ch.overrunSet && q == ch.overrunEnd {
@@ -1004,7 +1050,7 @@ func (c *Checker) readResponse(fl, peer *flow, n int, p *packet.Packet) {
 		c.fixSpan(peer, s, k+1, fmt.Sprintf("its response at PSN %s ends it", psnStr(q)))
 		ch.contigOK = false
 		c.contig(ch)
-		if fl.pmtu == 0 && k > 0 {
+		if fl.pmtu == 0 && k > 0 && !s.ethCut {
 			m, count := 0, 0
 			for x := 256; x <= 4096; x <<= 1 {
 				if readPackets(s.dlen, x) == k+1 {
@@ -1013,6 +1059,21 @@ func (c *Checker) readResponse(fl, peer *flow, n int, p *packet.Packet) {
 			}
 			if count == 1 {
 				c.learnPMTU(fl, m)
+			}
+		}
+	}
+	// A First or Middle of a READ whose RETH the capture cut says more
+	// responses follow: the READ reserved at least k+2 PSNs, so a request
+	// before that re-requests its tail (§5.5) rather than starting anew.
+	if !s.spanKnown && s.ethCut && (pos == opcode.First || pos == opcode.Middle) && s.spanLo < k+2 {
+		s.spanLo = k + 2
+		if !s.obsNext { // (else the next request bounded it already)
+			s.span = s.spanLo
+			if end := s.end(); rc.DiffPSN(end, ch.frontier) > 0 {
+				if ch.lastEnd == ch.frontier {
+					ch.lastEnd = end
+				}
+				ch.frontier = end
 			}
 		}
 	}
@@ -1039,7 +1100,7 @@ func (c *Checker) readResponse(fl, peer *flow, n int, p *packet.Packet) {
 				return
 			}
 		case opcode.Last, opcode.Only:
-			if mtu != 0 && s.spanKnown {
+			if mtu != 0 && s.spanKnown && !s.ethCut {
 				want := uint64(s.dlen) - min(uint64(s.span-1)*uint64(mtu), uint64(s.dlen))
 				if pos == opcode.Only && k > 0 { // a replay restarting with Only
 					want = uint64(s.dlen) - min(uint64(k)*uint64(mtu), uint64(s.dlen))

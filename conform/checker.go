@@ -158,8 +158,14 @@ func (c *Checker) report(n int, k Kind, expected, got, format string, args ...an
 // today). decodeErr is the error the frame's decoding returned: a frame
 // whose IB transport packet did not decode is a Malformed finding, except
 // that a TVer other than 0 is reported as TVer and the frame is otherwise
-// checked. Findings returned here have Conn 0: connections are numbered
-// once the capture is over (Findings, Summary).
+// checked. The ICRC (and VCRC) is checked whenever the encapsulation bounds
+// the transport packet, so an undecodable packet gets a BadICRC finding
+// beside its Malformed one when its bytes were damaged. A frame the capture
+// cut (f.Cut, packet.Frame.DecodeRecord) is checked from the headers it
+// kept: its ICRC cannot be checked, headers it cut are not findings, and
+// what they would have told is taken as unknown. Findings returned here have
+// Conn 0: connections are numbered once the capture is over (Findings,
+// Summary).
 func (c *Checker) Frame(n int, ts time.Time, f *packet.Frame, decodeErr error, dst []Finding) []Finding {
 	_ = ts
 	c.out = dst
@@ -171,8 +177,11 @@ func (c *Checker) Frame(n int, ts time.Time, f *packet.Frame, decodeErr error, d
 	}
 	c.ibFrames++
 	p := &f.Transport
-	if p.BTH == nil || p.ICRC == nil {
-		c.malformed(n, decodeErr)
+	if p.BTH == nil || !p.Framed() {
+		c.checkCRCs(n, f)
+		if decodeErr != nil || f.Cut == 0 {
+			c.malformed(n, decodeErr)
+		}
 		return c.out
 	}
 	op := p.BTH.Opcode()
@@ -188,16 +197,7 @@ func (c *Checker) Frame(n int, ts time.Time, f *packet.Frame, decodeErr error, d
 		fl.lastFrame = n
 		c.rcFrames++
 	}
-	if ok, want, got, err := f.CheckICRC(); err == nil && !ok {
-		c.report(n, BadICRC, fmt.Sprintf("ICRC 0x%08x", want), fmt.Sprintf("0x%08x", got),
-			"ICRC 0x%08x does not match the packet (computed 0x%08x)", got, want)
-	}
-	if f.VCRC != nil {
-		if ok, want, got, err := f.CheckVCRC(); err == nil && !ok {
-			c.report(n, BadVCRC, fmt.Sprintf("VCRC 0x%04x", want), fmt.Sprintf("0x%04x", got),
-				"VCRC 0x%04x does not match the packet (computed 0x%04x)", got, want)
-		}
-	}
+	c.checkCRCs(n, f)
 	if v := p.BTH.TVer(); v != 0 {
 		c.report(n, TVer, "TVer 0", fmt.Sprintf("TVer %d", v), "BTH transport header version is %d", v)
 	}
@@ -228,6 +228,22 @@ func (c *Checker) Frame(n int, ts time.Time, f *packet.Frame, decodeErr error, d
 		c.response(fl, n, p)
 	}
 	return c.out
+}
+
+// checkCRCs reports a bad ICRC or VCRC of frame n, when it can be checked.
+func (c *Checker) checkCRCs(n int, f *packet.Frame) {
+	if f.Network() != nil {
+		if ok, want, got, err := f.CheckICRC(); err == nil && !ok {
+			c.report(n, BadICRC, fmt.Sprintf("ICRC 0x%08x", want), fmt.Sprintf("0x%08x", got),
+				"ICRC 0x%08x does not match the packet (computed 0x%08x)", got, want)
+		}
+	}
+	if f.VCRC != nil {
+		if ok, want, got, err := f.CheckVCRC(); err == nil && !ok {
+			c.report(n, BadVCRC, fmt.Sprintf("VCRC 0x%04x", want), fmt.Sprintf("0x%04x", got),
+				"VCRC 0x%04x does not match the packet (computed 0x%04x)", got, want)
+		}
+	}
 }
 
 func isTVerError(err error) bool {

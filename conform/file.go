@@ -48,24 +48,7 @@ func (c *Checker) ReadAll(r *pcap.Reader) error {
 }
 
 // DecodeRecord decodes a capture record's frame into f (whose Ports it
-// keeps) and returns the decoding error, if any. A record whose link layer
+// keeps) and returns the decoding error, if any: f.DecodeRecord(rec), which
+// knows what the capture cut (packet.Frame.Cut). A record whose link layer
 // cannot be stripped leaves f empty (no IB transport).
-func DecodeRecord(f *packet.Frame, rec *pcap.Record) error {
-	p, err := rec.Network()
-	if err != nil {
-		*f = packet.Frame{Ports: f.Ports}
-		return err
-	}
-	switch p.Layer {
-	case pcap.LayerEthernet:
-		return f.DecodeEthernet(p.Data)
-	case pcap.LayerIPv4, pcap.LayerIPv6:
-		return f.DecodeIP(p.Data)
-	case pcap.LayerEtherType:
-		return f.DecodeEtherType(p.EtherType, p.Data)
-	case pcap.LayerInfiniBand:
-		return f.DecodeIB(p.Data)
-	}
-	*f = packet.Frame{Ports: f.Ports}
-	return nil
-}
+func DecodeRecord(f *packet.Frame, rec *pcap.Record) error { return f.DecodeRecord(rec) }

@@ -24,7 +24,9 @@ var propOps = []rc.WROpcode{rc.WRRDMAWrite, rc.WRRDMAWriteWithImm, rc.WRSend, rc
 // coalesced ACK, duplicate re-ACK, READ retry and replay, RNR wait and
 // retransmission it produces is accepted. A third capture point halfway
 // along the path, where each lost packet is lost before or after it at
-// random, is just as clean.
+// random, is just as clean. So is each of these captures taken with a snap
+// length (54 bytes: the BTH and no more; 64: the RETH cut; 100: payloads
+// cut), which the checker follows from the headers the capture kept.
 func TestPropertyConformingExchangesAreClean(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		mtu := rapid.SampledFrom([]int{256, 512, 1024, 2048, 4096}).Draw(t, "mtu")
@@ -104,6 +106,11 @@ func TestPropertyConformingExchangesAreClean(t *testing.T) {
 		// With the PMTU given, the same holds.
 		if fs, _ := run(t, conform.Options{PMTU: mtu}, packet.RoCEv2IPv4, pkts); len(fs) > 0 {
 			t.Fatalf("findings with --pmtu %d:\n%s", mtu, dump(fs))
+		}
+		for _, snap := range []int{54, 64, 100} {
+			if fs, _ := runCut(t, conform.Options{}, packet.RoCEv2IPv4, pkts, snap); len(fs) > 0 {
+				t.Fatalf("findings with snap %d (capture point %d):\n%s\ncapture:\n%s", snap, point, dump(fs), describe(pkts))
+			}
 		}
 	})
 }

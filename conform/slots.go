@@ -22,22 +22,27 @@ type slot struct {
 
 	op     opcode.Opcode
 	ackReq bool
-	plen   uint32 // payload bytes
-	pcrc   uint32 // CRC-32C of the payload
+	plen   uint32 // payload bytes (on the wire)
+	pcrc   uint32 // CRC-32C of the payload (of the bytes captured when pcut)
 	va     uint64 // RETH or AtomicETH
 	rkey   uint32
 	dlen   uint32 // RETH DMA length
+	// What a capture that cut the packet did not keep (packet.Packet.Cut):
+	// pcut, part of the payload (pcrc covers only what was kept); ethCut,
+	// the RETH or AtomicETH the opcode carries (va, rkey, dlen unknown).
+	pcut, ethCut bool
 
 	frame int // first capture
 	last  int // latest capture
 
 	// Message accounting in PSN order: known once the previous packets of
 	// the message are.
-	accKnown bool
-	msgBytes uint64 // bytes of the message up to and including this packet
-	msgLen   uint32 // WRITE: RETH DMA length of the message
-	msgStart uint32 // PSN of the message's first packet
-	msgFrame int    // its frame
+	accKnown  bool
+	msgBytes  uint64 // bytes of the message up to and including this packet
+	msgLen    uint32 // WRITE: RETH DMA length of the message
+	msgLenCut bool   // ... unknown: the capture cut the First's RETH
+	msgStart  uint32 // PSN of the message's first packet
+	msgFrame  int    // its frame
 
 	// invalid: the model says the responder must NAK this packet with
 	// invalid request; why says why.

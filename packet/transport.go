@@ -45,10 +45,49 @@ type Packet struct {
 	IETH         ieth.IETH
 	FETH         feth.FETH
 	CNP          cnp.CNP
-	Payload      []byte // pad excluded
-	Pad          []byte // BTH.PadCnt bytes
-	ICRC         []byte // the 4 ICRC bytes as sent (least significant first)
+	Payload      []byte // pad excluded; of a cut packet, the payload bytes captured
+	Pad          []byte // BTH.PadCnt bytes (nil in a cut packet)
+	ICRC         []byte // the 4 ICRC bytes as sent (least significant first); nil in a cut packet
+
+	// Cut is how many bytes at the end of the packet the capture did not
+	// keep (a snap length; see Frame.DecodeRecord), 0 for a packet captured
+	// whole. A cut packet has the BTH and every extension header the
+	// capture kept whole; a header it cut is nil, like one the opcode does
+	// not carry. Its lengths come from the headers below it (IP, UDP, GRH,
+	// LRH), so PayloadLen is the payload's length on the wire; Payload
+	// holds the part of it that was captured, Pad and ICRC are nil (the
+	// ICRC cannot be checked).
+	Cut int
+
+	payLen    int  // a cut packet's payload length on the wire
+	cutFramed bool // a cut packet whose opcode and lengths are consistent
 }
+
+// PayloadLen returns the payload's length on the wire, pad excluded:
+// len(Payload), or for a cut packet what its lengths say.
+func (p *Packet) PayloadLen() int {
+	if p.Cut != 0 {
+		return p.payLen
+	}
+	return len(p.Payload)
+}
+
+// PadLen returns the pad's length on the wire: len(Pad), or for a cut
+// packet BTH.PadCnt.
+func (p *Packet) PadLen() int {
+	if p.Cut != 0 && p.BTH != nil {
+		return int(p.BTH.PadCnt())
+	}
+	return len(p.Pad)
+}
+
+// Framed reports whether the packet's extent and layout are known: it
+// decoded through its ICRC (ICRC set: the packet may still carry an error
+// found after that, a PadCnt too large, a payload its opcode does not
+// allow, a TVer other than 0), or a capture cut it and its opcode and
+// lengths agree as far as they go. A packet whose opcode is unknown, or
+// whose length is too short for its headers, is not framed.
+func (p *Packet) Framed() bool { return p.ICRC != nil || p.cutFramed }
 
 // Opcode returns the BTH opcode, or 0 if no BTH was decoded.
 func (p *Packet) Opcode() opcode.Opcode {
@@ -73,7 +112,7 @@ func (p *Packet) Decode(b []byte) error {
 // its reset): clearing it again cost more than anything else in decoding
 // a frame.
 func (p *Packet) decodeClean(b []byte) error {
-	off, err := p.decodeHeaders(b)
+	off, err := p.decodeHeaders(b, false)
 	if err != nil {
 		return err
 	}
@@ -105,8 +144,10 @@ func (p *Packet) decodeClean(b []byte) error {
 
 // decodeHeaders sets the BTH and the extension headers its opcode implies
 // and returns where they end. An unknown opcode leaves only the BTH. p must
-// be zero.
-func (p *Packet) decodeHeaders(b []byte) (int, error) {
+// be zero. With cut, b is what a capture kept of the packet: the headers it
+// holds whole are set, and decoding stops without error at the first one
+// it does not.
+func (p *Packet) decodeHeaders(b []byte, cut bool) (int, error) {
 	h, err := bth.New(b)
 	if err != nil {
 		return 0, err
@@ -121,6 +162,9 @@ func (p *Packet) decodeHeaders(b []byte) (int, error) {
 	for _, hd := range info.Headers() {
 		n := hd.Len()
 		if len(b) < off+n {
+			if cut {
+				return off, nil
+			}
 			return off, &rocekit.HeaderError{Header: headerNames[hd], Err: rocekit.ErrTruncated, Need: n, Have: len(b) - off,
 				Detail: fmt.Sprintf("%s carries %s at offset %d", op, hd, off)}
 		}
@@ -161,11 +205,69 @@ func (p *Packet) decodeHeaders(b []byte) (int, error) {
 // headers are present.
 func (p *Packet) DecodeTruncated(b []byte) error {
 	*p = Packet{}
-	off, err := p.decodeHeaders(b)
+	off, err := p.decodeHeaders(b, false)
 	if err == nil && off <= len(b) {
 		p.Payload = b[off:]
 	}
 	return err
+}
+
+// decodeCut decodes a transport packet of n bytes on the wire (BTH through
+// ICRC, as the headers below it say) of which a capture kept b, len(b) < n.
+// Headers the capture cut are absent, not errors; what n itself makes
+// impossible is an error, as in a whole packet: a length too short for the
+// BTH, the opcode's headers or the ICRC, an unknown opcode, a PadCnt larger
+// than the bytes between headers and ICRC, a payload on an opcode that
+// carries none, a TVer other than 0. p must be zero.
+func (p *Packet) decodeCut(b []byte, n int) error {
+	p.Cut = n - len(b)
+	if len(b) < bth.Len {
+		if n < bth.Len {
+			return rocekit.Truncated("bth", bth.Len, n)
+		}
+		return nil
+	}
+	off, err := p.decodeHeaders(b, true)
+	if err != nil {
+		return err
+	}
+	h := p.BTH
+	op := h.Opcode()
+	info := op.Info()
+	hdrEnd := bth.Len + op.HeaderLen()
+	if n < hdrEnd {
+		// Name the first header the length leaves no room for.
+		at := bth.Len
+		for _, hd := range info.Headers() {
+			if n < at+hd.Len() {
+				return &rocekit.HeaderError{Header: headerNames[hd], Err: rocekit.ErrTruncated, Need: hd.Len(), Have: n - at,
+					Detail: fmt.Sprintf("%s carries %s at offset %d", op, hd, at)}
+			}
+			at += hd.Len()
+		}
+	}
+	if rest := n - hdrEnd; rest < icrc.Len {
+		return &rocekit.HeaderError{Header: "icrc", Err: rocekit.ErrTruncated, Need: icrc.Len, Have: rest,
+			Detail: fmt.Sprintf("%s headers end at offset %d", op, hdrEnd)}
+	}
+	p.cutFramed = true
+	body := n - hdrEnd - icrc.Len
+	pad := int(h.PadCnt())
+	if pad > body {
+		return rocekit.Invalid("bth", "PadCnt", "%d pad bytes, but only %d bytes between the headers and the ICRC", pad, body)
+	}
+	p.payLen = body - pad
+	if off == hdrEnd && len(b) > hdrEnd {
+		p.Payload = b[hdrEnd:min(len(b), hdrEnd+p.payLen)]
+	}
+	if !info.Payload && body > 0 {
+		return &rocekit.HeaderError{Header: "payload", Err: rocekit.ErrUnexpected, Have: body,
+			Detail: fmt.Sprintf("%d bytes after the headers; %s carries no payload", body, op)}
+	}
+	if v := h.TVer(); v != 0 {
+		return rocekit.Invalid("bth", "TVer", "%d, want 0", v)
+	}
+	return nil
 }
 
 var headerNames = map[opcode.Header]string{

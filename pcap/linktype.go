@@ -94,6 +94,12 @@ type Payload struct {
 	// LayerIPv6, anything else for LayerEtherType); 0 otherwise.
 	EtherType uint16
 	Data      []byte
+	// Cut is how many bytes at the end of the packet the capture did not
+	// keep (a snap length, a header-only capture mode): the record's
+	// original length less its captured length (Record.Network), or an ERF
+	// header's wire length less the bytes stored. 0 when the whole packet
+	// was captured.
+	Cut int
 }
 
 // EtherTypes Network maps to LayerIPv4 and LayerIPv6.
@@ -133,7 +139,8 @@ const ERFHeaderLen = 16
 //     LayerEthernet, 22 and 23 give IPv4 and IPv6. The payload is cut to the
 //     header's wlen when fewer bytes are on the wire than stored (rlen
 //     alignment padding); rlen is not checked, since some writers do not
-//     store the padding it counts.
+//     store the padding it counts. When fewer bytes are stored than wlen
+//     says were on the wire, Cut says how many are missing.
 //   - InfiniBand (247): the packet itself, LRH first.
 func Network(lt LinkType, data []byte) (Payload, error) {
 	switch lt {
@@ -224,6 +231,7 @@ func erfPayload(data []byte) (Payload, error) {
 	if wlen > 0 && wlen < len(p.Data) {
 		p.Data = p.Data[:wlen]
 	}
+	p.Cut = max(wlen-len(p.Data), 0)
 	return p, nil
 }
 

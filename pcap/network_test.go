@@ -181,3 +181,31 @@ func TestLinkTypeAndLayerNames(t *testing.T) {
 	assert.Equal(t, "pcapng", FormatPcapng.String())
 	assert.Equal(t, "Format(0)", Format(0).String())
 }
+
+// Payload.Cut says how many bytes of the packet the capture did not keep:
+// from the record's lengths (a snap length), or from an ERF header's wire
+// length; 0 for a packet captured whole.
+func TestNetworkCut(t *testing.T) {
+	eth := frame(64, 0x52)
+	ib := frame(30, 0xF0)
+	cases := []struct {
+		name string
+		rec  Record
+		cut  int
+	}{
+		{"whole", Record{LinkType: LinkTypeEthernet, Data: eth, CapLen: 64, OrigLen: 64}, 0},
+		{"snapped", Record{LinkType: LinkTypeEthernet, Data: eth, CapLen: 64, OrigLen: 1500}, 1436},
+		{"no original length", Record{LinkType: LinkTypeEthernet, Data: eth}, 0},
+		{"original shorter than captured", Record{LinkType: LinkTypeEthernet, Data: eth, CapLen: 64, OrigLen: 60}, 0},
+		{"erf whole", Record{LinkType: LinkTypeERF, Data: erfRecord(21, 30, 0, ib), OrigLen: 46}, 0},
+		{"erf snapped by its wlen", Record{LinkType: LinkTypeERF, Data: erfRecord(21, 300, 0, ib), OrigLen: 46}, 270},
+		{"erf snapped by the record", Record{LinkType: LinkTypeERF, Data: erfRecord(21, 300, 0, ib), OrigLen: 316}, 270},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := c.rec.Network()
+			require.NoError(t, err)
+			assert.Equal(t, c.cut, p.Cut)
+		})
+	}
+}

@@ -60,8 +60,15 @@ type Record struct {
 	Data      []byte
 }
 
-// Network strips the record's link layer: Network(r.LinkType, r.Data).
-func (r *Record) Network() (Payload, error) { return Network(r.LinkType, r.Data) }
+// Network strips the record's link layer: Network(r.LinkType, r.Data), with
+// Payload.Cut at least OrigLen - len(Data), the bytes the capture cut off.
+func (r *Record) Network() (Payload, error) {
+	p, err := Network(r.LinkType, r.Data)
+	if c := r.OrigLen - len(r.Data); c > p.Cut && err == nil {
+		p.Cut = c
+	}
+	return p, err
+}
 
 // bufSize is the read buffer: records that fit it are handed out as views
 // into it, without a copy.

@@ -10,7 +10,6 @@ import (
 
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
-	"github.com/rocekit/rocekit/pcap"
 )
 
 const decodeUsage = `usage: rocekit decode [flags] FILE...
@@ -206,27 +205,15 @@ func decodeFrame(s *slot, f *packet.Frame, ports []uint16) {
 	s.linkErr, s.err = nil, nil
 	s.icrc, s.vcrc = crcResult{}, crcResult{}
 	f.Ports = ports
-	p, err := s.rec.Network()
-	if err != nil {
-		s.linkErr = err
-		*f = packet.Frame{Ports: ports}
-		return
-	}
-	switch p.Layer {
-	case pcap.LayerEthernet:
-		s.err = f.DecodeEthernet(p.Data)
-	case pcap.LayerIPv4, pcap.LayerIPv6:
-		s.err = f.DecodeIP(p.Data)
-	case pcap.LayerEtherType:
-		s.err = f.DecodeEtherType(p.EtherType, p.Data)
-	case pcap.LayerInfiniBand:
-		s.err = f.DecodeIB(p.Data)
-	}
+	s.err = f.DecodeRecord(&s.rec) // a link-layer error too: both print alike
 }
 
-// checkFrame fills in the ICRC and VCRC results of a decoded frame.
+// checkFrame fills in the ICRC and VCRC results of a decoded frame. The
+// ICRC is checked whenever the encapsulation bounds the transport packet,
+// even one whose headers did not decode (an unknown opcode, a header cut
+// short by the packet's own length).
 func checkFrame(s *slot, f *packet.Frame) {
-	if f.Network() != nil && f.Transport.ICRC != nil {
+	if f.Network() != nil {
 		if ok, want, got, err := f.CheckICRC(); err == nil {
 			s.icrc = crcResult{true, ok, want, got}
 		}

@@ -132,8 +132,8 @@ func appendJSON(b []byte, fi *frameInfo) []byte {
 		b = append(b, '"')
 	}
 	b = u(b, `,"len":`, uint64(fi.rec.OrigLen))
-	if fi.rec.CapLen != fi.rec.OrigLen {
-		b = u(b, `,"caplen":`, uint64(fi.rec.CapLen))
+	if fi.rec.CapLen != fi.rec.OrigLen || f.Cut > 0 {
+		b = appendCapLen(b, fi)
 	}
 	t := &f.Transport
 	if fi.jc != nil && f.Eth != nil && f.NVLAN == 0 && len(f.IPv4) == packet.IPv4Len && f.UDP != nil {
@@ -155,6 +155,8 @@ func appendJSON(b []byte, fi *frameInfo) []byte {
 			b = u(b, `,"valid":false,"expected":`, uint64(icrcWire(fi.icrc.want)))
 			b = append(b, '}')
 		}
+	} else if f.Cut > 0 && f.IsRoCE() {
+		b = append(b, `,"icrc":{"checked":false,"reason":"`+cutReason+`"}`...)
 	}
 	if fi.vcrc.checked {
 		b = u(b, `,"vcrc":{"value":`, uint64(vcrcWire(fi.vcrc.got)))
@@ -181,6 +183,20 @@ func appendJSON(b []byte, fi *frameInfo) []byte {
 		b = qs(b, `,"error":`, fi.linkErr.Error())
 	}
 	return append(b, '}', '\n')
+}
+
+// appendCapLen appends "caplen" when the record's captured length differs
+// from its length on the wire, and "cut":true when the capture cut the
+// frame (its headers decoded as far as they were kept, its ICRC not
+// checked).
+func appendCapLen(b []byte, fi *frameInfo) []byte {
+	if fi.rec.CapLen != fi.rec.OrigLen {
+		b = u(b, `,"caplen":`, uint64(fi.rec.CapLen))
+	}
+	if fi.f.Cut > 0 {
+		b = append(b, `,"cut":true`...)
+	}
+	return b
 }
 
 // appendLowerJSON appends the objects of the headers below the transport
@@ -369,8 +385,8 @@ func appendExtJSON(b []byte, t *packet.Packet) []byte {
 		b = u(b, `,"plt":`, uint64(x.PLT()))
 		b = append(b, '}')
 	}
-	if t.ICRC != nil {
-		b = u(b, `,"payload_len":`, uint64(len(t.Payload)))
+	if t.Framed() {
+		b = u(b, `,"payload_len":`, uint64(t.PayloadLen()))
 	}
 	return b
 }

@@ -147,10 +147,17 @@ func appendLine(b []byte, fi *frameInfo) []byte {
 			b = appendHex(b, uint64(t.RDETH.EEContext()), 6)
 		}
 		b = append(b, " len="...)
-		b = strconv.AppendInt(b, int64(len(t.Payload)), 10)
+		b = strconv.AppendInt(b, int64(t.PayloadLen()), 10)
 	} else {
 		b = append(b, " len="...)
 		b = strconv.AppendInt(b, int64(fi.rec.OrigLen), 10)
+	}
+	if f.Cut > 0 {
+		b = appendCut(b, fi)
+		if !fi.icrc.checked && f.IsRoCE() {
+			b = append(b, " icrc "...)
+			b = append(b, icrcNotCut...)
+		}
 	}
 	if fi.icrc.checked {
 		if fi.icrc.ok {
@@ -190,6 +197,23 @@ func appendLine(b []byte, fi *frameInfo) []byte {
 		b = append(b, err.Error()...)
 	}
 	return append(b, '\n')
+}
+
+// What is said of the ICRC of a frame the capture cut (text; JSON gives
+// the reason).
+const (
+	cutReason  = "frame cut by capture"
+	icrcNotCut = "not checked: " + cutReason
+)
+
+// appendCut appends " [cut to N of M bytes]": the record's captured length
+// and its length on the wire.
+func appendCut(b []byte, fi *frameInfo) []byte {
+	b = append(b, " [cut to "...)
+	b = strconv.AppendInt(b, int64(fi.rec.CapLen), 10)
+	b = append(b, " of "...)
+	b = strconv.AppendInt(b, int64(fi.rec.CapLen+fi.f.Cut), 10)
+	return append(b, " bytes]"...)
 }
 
 // appendAddrs writes "src > dst" for the frame's outermost addressing.

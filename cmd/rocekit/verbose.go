@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/rocekit/rocekit/bth"
+	"github.com/rocekit/rocekit/icrc"
 	"github.com/rocekit/rocekit/packet"
 )
 
@@ -49,8 +51,20 @@ func appendVerbose(b []byte, fi *frameInfo) []byte {
 	for _, s := range transportStrings(t) {
 		line(s)
 	}
-	if t.ICRC != nil {
+	for _, h := range cutHeaders(t) {
+		line(h + " [cut by the capture]")
+	}
+	switch {
+	case t.ICRC != nil:
 		line(fmt.Sprintf("Payload %d bytes, pad %d bytes", len(t.Payload), len(t.Pad)))
+	case t.Framed():
+		line(fmt.Sprintf("Payload %d bytes (%d captured), pad %d bytes", t.PayloadLen(), len(t.Payload), t.PadLen()))
+	}
+	if f.Cut > 0 {
+		line(string(appendCut(nil, fi)[1:]))
+		if !fi.icrc.checked && f.IsRoCE() {
+			line("ICRC " + icrcNotCut)
+		}
 	}
 	if fi.icrc.checked {
 		if fi.icrc.ok {
@@ -82,6 +96,25 @@ func appendVerbose(b []byte, fi *frameInfo) []byte {
 }
 
 func mac(b []byte) string { return string(appendMAC(nil, b)) }
+
+// cutHeaders names the extension headers a packet's opcode carries that the
+// capture cut (so the packet has them nil), in wire order.
+func cutHeaders(t *packet.Packet) []string {
+	if t.Cut == 0 || !t.Framed() {
+		return nil
+	}
+	op := t.BTH.Opcode()
+	kept := bth.Len + op.HeaderLen() + t.PayloadLen() + t.PadLen() + icrc.Len - t.Cut
+	var r []string
+	at := bth.Len
+	for _, h := range op.Headers() {
+		if at+h.Len() > kept {
+			r = append(r, h.String())
+		}
+		at += h.Len()
+	}
+	return r
+}
 
 // transportStrings lists the String of every header present, in wire order.
 func transportStrings(t *packet.Packet) []string {
