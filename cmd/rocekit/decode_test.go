@@ -478,3 +478,19 @@ func TestDecodeSameOutputForEveryWorkerCount(t *testing.T) {
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// TestAppendHex: a value prints with at least width digits, and zero as
+// "0x0", never as a bare "0x" (an atomic's compare value of 0 printed
+// "cmp=0x").
+func TestAppendHex(t *testing.T) {
+	for _, c := range []struct {
+		v     uint64
+		width int
+		want  string
+	}{
+		{0, 0, "0x0"}, {0, 6, "0x000000"}, {0xab, 0, "0xab"}, {0xab, 4, "0x00ab"},
+		{0xffffffffffffffff, 0, "0xffffffffffffffff"}, {1, 16, "0x0000000000000001"},
+	} {
+		assert.Equal(t, c.want, string(appendHex(nil, c.v, c.width)), "%#x width %d", c.v, c.width)
+	}
+}

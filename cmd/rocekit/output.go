@@ -18,7 +18,7 @@ func appendHex(b []byte, v uint64, width int) []byte {
 	b = append(b, '0', 'x')
 	var tmp [16]byte
 	i := len(tmp)
-	for v != 0 || len(tmp)-i < width {
+	for v != 0 || len(tmp)-i < max(width, 1) {
 		i--
 		tmp[i] = hexDigits[v&0xF]
 		v >>= 4
