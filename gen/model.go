@@ -229,13 +229,13 @@ func (m *model) receive(now sim.Time, data []byte) verdict {
 	q := m.qps[qi]
 	st0 := q.Stats()
 	wasErr := q.State() == rc.StateError
-	q.Receive(now, t)
+	q.Receive(rc.Time(now), t) // both integer picoseconds
 	earliest := now + d.txTime(len(data)) + d.Latency
 	nak, rnr := aeth.Syndrome(0), false
 	hasNAK := false
 	var firstKind opcode.Opcode
 	ff := &m.tmpl[qi]
-	for q.NextPacket(now, &ff.Transport) {
+	for q.NextPacket(rc.Time(now), &ff.Transport) {
 		o := outFrame{qp: qi, op: ff.Transport.BTH.Opcode, psn: ff.Transport.BTH.PSN}
 		if o.op.Info().Has(opcode.AETH) {
 			o.syn, o.msn = ff.Transport.AETH.Syndrome, ff.Transport.AETH.MSN

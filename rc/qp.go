@@ -9,7 +9,6 @@ import (
 	"github.com/rocekit/rocekit/internal/hugepage"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
-	"github.com/rocekit/rocekit/sim"
 )
 
 // QP is one end of a reliable connection: the requester that sends this
@@ -37,8 +36,8 @@ type QP struct {
 	// and the responder's per-packet state (TestLayout pins the lines), then
 	// the rings' inline storage; the configuration and the rarer counters
 	// are last. New aligns the QP to a line (qpAlloc).
-	now        sim.Time
-	timeout    sim.Time
+	now        Time
+	timeout    Time
 	pktsSent   uint64 // Stats.PacketsSent
 	pktsRecv   uint64 // Stats.PacketsReceived
 	state      State
@@ -64,7 +63,7 @@ type QP struct {
 	rqInline    [initRing]RecvWR
 	compsInline [initRing]Completion // comps' storage while at most initRing are pending
 
-	rnrAt sim.Time // requester: when the RNR wait ends
+	rnrAt Time // requester: when the RNR wait ends
 
 	cfg   Config
 	stats Stats // but PacketsSent and PacketsReceived, kept above
@@ -235,13 +234,13 @@ func (q *QP) PostRecv(wr RecvWR) error {
 func (q *QP) SetError() { q.enterError() }
 
 // Tick runs the timers that expired by now.
-func (q *QP) Tick(now sim.Time) { q.advance(now) }
+func (q *QP) Tick(now Time) { q.advance(now) }
 
 // NextWake returns when the QP next needs Tick, if ever: the local ACK
 // timer or the end of an RNR wait.
-func (q *QP) NextWake() (sim.Time, bool) { return q.req.nextWake() }
+func (q *QP) NextWake() (Time, bool) { return q.req.nextWake() }
 
-func (q *QP) advance(now sim.Time) {
+func (q *QP) advance(now Time) {
 	if now > q.now {
 		q.now = now
 	}
@@ -251,13 +250,13 @@ func (q *QP) advance(now sim.Time) {
 // Receive processes a decoded packet (the transport part: BTH onwards) that
 // arrived at time now. The packet's bytes may be reused when Receive
 // returns: payloads are copied into memory.
-func (q *QP) Receive(now sim.Time, p *packet.Packet) {
+func (q *QP) Receive(now Time, p *packet.Packet) {
 	f := p.Fields()
 	q.ReceiveFields(now, &f)
 }
 
 // ReceiveFields is Receive for a packet given as plain fields.
-func (q *QP) ReceiveFields(now sim.Time, f *packet.Fields) {
+func (q *QP) ReceiveFields(now Time, f *packet.Fields) {
 	q.advance(now)
 	q.pktsRecv++
 	op := f.BTH.Opcode
@@ -287,7 +286,7 @@ func PKeyMatch(a, b uint16) bool {
 // (posting, receiving, ticking); a caller that paces a link may call it
 // when the link is free instead. Responder and requester packets
 // alternate.
-func (q *QP) NextPacket(now sim.Time, f *packet.Fields) bool {
+func (q *QP) NextPacket(now Time, f *packet.Fields) bool {
 	q.advance(now)
 	ok := false
 	if q.preferResp {
@@ -306,7 +305,7 @@ func (q *QP) NextPacket(now sim.Time, f *packet.Fields) bool {
 func (q *QP) HasOutgoing() bool { return q.rsp.jobs.len() > 0 || q.req.canSend() }
 
 // AppendOutgoing appends every packet ready at now to dst.
-func (q *QP) AppendOutgoing(now sim.Time, dst []packet.Fields) []packet.Fields {
+func (q *QP) AppendOutgoing(now Time, dst []packet.Fields) []packet.Fields {
 	for {
 		dst = append(dst, packet.Fields{})
 		if !q.NextPacket(now, &dst[len(dst)-1]) {

@@ -4,7 +4,6 @@ import (
 	"github.com/rocekit/rocekit/aeth"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
-	"github.com/rocekit/rocekit/sim"
 )
 
 // maxPktPerAck: the requester sets AckReq at least every 64 packets
@@ -48,7 +47,7 @@ type requester struct {
 	sq      ring[sendWQE]
 	cur     int32
 	sent    int32
-	timerAt sim.Time
+	timerAt Time
 	timerOn bool
 	rnrOn   bool // waiting out an RNR NAK: no sending, no transport timer
 	// retrying is rxe's started_retry: a go-back-N has been started and no
@@ -378,7 +377,7 @@ func (r *requester) retry(psn uint32, timeout bool) {
 	r.timerOn = false // restarted by the first retransmitted packet
 }
 
-func (r *requester) nextWake() (sim.Time, bool) {
+func (r *requester) nextWake() (Time, bool) {
 	switch {
 	case r.rnrOn:
 		return r.q.rnrAt, true

@@ -61,7 +61,7 @@ func (n *nic) kick(now sim.Time) {
 			n.s.ahead.Drain(aheadLines)
 		}
 		n.tx.Eth.Dst, n.tx.IPv4.Dst, n.tx.UDP.SrcPort = e.peerMAC, e.peerIP, e.udpSrc
-		ok := e.qp.NextPacket(now, &n.tx.Transport)
+		ok := e.qp.NextPacket(qpTime(now), &n.tx.Transport)
 		if ok {
 			n.transmit(now, e)
 		}
@@ -157,7 +157,7 @@ func (n *nic) Receive(now sim.Time, frame []byte) {
 	if ip.ECN() == 3 {
 		s.st.ceReceived++
 	}
-	e.qp.Receive(now, &rx.Transport)
+	e.qp.Receive(qpTime(now), &rx.Transport)
 	e.service(now)
 	n.kick(now)
 }
@@ -213,7 +213,7 @@ func (e *qpEnd) service(now sim.Time) {
 // before it. A pending one that turns out early finds nothing due and
 // re-arms; one overtaken by an earlier wake-up is ignored by its generation.
 func (e *qpEnd) arm(now sim.Time) {
-	w, ok := e.qp.NextWake()
+	w, ok := e.nextWake()
 	if !ok || e.wakePending && e.wakeAt <= w {
 		return
 	}
@@ -223,14 +223,26 @@ func (e *qpEnd) arm(now sim.Time) {
 	e.nic.s.eng.Schedule(w, e, 0, e.wakeGen, nil)
 }
 
+// The QPs count time as rc.Time, the engine and the NICs as sim.Time, both
+// in integer picoseconds: qpTime and nextWake are where they meet.
+
+// qpTime is the engine's time t as the QPs count it.
+func qpTime(t sim.Time) rc.Time { return rc.Time(t) }
+
+// nextWake is the QP's NextWake in the engine's time.
+func (e *qpEnd) nextWake() (sim.Time, bool) {
+	w, ok := e.qp.NextWake()
+	return sim.Time(w), ok
+}
+
 // Handle is the QP's timer wake-up.
 func (e *qpEnd) Handle(ev sim.Event) {
 	if ev.A != e.wakeGen {
 		return
 	}
 	e.wakePending = false
-	if w, ok := e.qp.NextWake(); ok && w <= ev.At {
-		e.qp.Tick(ev.At)
+	if w, ok := e.nextWake(); ok && w <= ev.At {
+		e.qp.Tick(qpTime(ev.At))
 	}
 	e.service(ev.At)
 	e.nic.kick(ev.At)
