@@ -6,7 +6,6 @@ import (
 	"math"
 	"net/netip"
 	"time"
-	"unsafe"
 
 	"github.com/rocekit/rocekit/icrc"
 	"github.com/rocekit/rocekit/internal/hugepage"
@@ -276,15 +275,9 @@ func bufferBytes(spec *QPSpec, g *generator) float64 {
 
 func slotSize(maxMsg int) int { return (max(maxMsg, 8) + 63) &^ 63 }
 
-// newConns returns n conns in one array that starts on a cache line: at
-// least 32 KiB, so that it is a large object, which starts a page (a small
-// one holding pointers starts 8 bytes into its block).
-func newConns(n int) []conn {
-	least := (32<<10)/int(unsafe.Sizeof(conn{})) + 1
-	cs := make([]conn, max(n, least))
-	hugepage.Advise(unsafe.Pointer(unsafe.SliceData(cs)), uintptr(len(cs))*unsafe.Sizeof(conn{}))
-	return cs[:n]
-}
+// newConns returns n conns in one array that starts on a cache line (a
+// conn is whole lines: TestConnLayout), hinted to be huge pages.
+func newConns(n int) []conn { return hugepage.Slice[conn](n) }
 
 // arena hands out the connections' buffers (memory regions, READ and
 // atomic destinations, receive buffers) from one allocation hinted to be
