@@ -220,7 +220,7 @@ func (e *qpEnd) arm(now sim.Time) {
 	w = max(w, now)
 	e.wakeGen++
 	e.wakePending, e.wakeAt = true, w
-	e.nic.s.eng.Schedule(w, e, 0, e.wakeGen, nil)
+	e.nic.s.eng.Schedule(w, e, 0, e.wakeGen)
 }
 
 // The QPs count time as rc.Time, the engine and the NICs as sim.Time, both
@@ -459,7 +459,7 @@ func (c *conn) onRecv(now sim.Time, cp *rc.Completion) {
 		c.postRecv()
 		return
 	}
-	s.eng.Schedule(now+c.repostDelay, c, 0, 0, nil)
+	s.eng.Schedule(now+c.repostDelay, c, 0, 0)
 }
 
 // Handle re-posts a receive buffer after the scenario's delay.

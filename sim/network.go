@@ -192,7 +192,10 @@ func (n *Network) release(f *Frame) {
 	n.pool.InUse--
 }
 
-// lineSize is the cache line AllocFrameAligned aligns payloads to.
+// lineSize is the cache line AllocFrameAligned aligns payloads to (alloc
+// and allocLike find the offset from the address): BENCHMARKS.md
+// ("Simulator", "One connection") has a 4 KiB copy from a source 70 bytes
+// past a line at 339-388 ns, from an aligned one 48-53 ns.
 const lineSize = 64
 
 // allocLike returns a copy of f in a pooled frame with the same alignment
@@ -404,7 +407,7 @@ func (p *Port) startTx(now Time, f *Frame) {
 	if tap := p.net.Tap; tap != nil {
 		tap(now, l.id, p.dir, f.Data)
 	}
-	p.net.eng.Schedule(now+l.TxTime(len(f.Data)), (*portHandler)(p), evTxDone, 0, unsafe.Pointer(f))
+	p.net.eng.schedule(now+l.TxTime(len(f.Data)), (*portHandler)(p), evTxDone, 0, f)
 }
 
 // portHandler runs a port's events without giving Port an exported Handle
@@ -413,7 +416,7 @@ type portHandler Port
 
 func (h *portHandler) Handle(ev Event) {
 	p := (*Port)(h)
-	f := (*Frame)(ev.P)
+	f := ev.frame
 	switch ev.Kind {
 	case evTxDone:
 		if f.in != nil {
@@ -497,7 +500,7 @@ func (p *Port) sendPFC(now Time, kind uint32) {
 		return
 	}
 	peer := l.dir[p.dir].to
-	p.net.eng.Schedule(now+l.TxTime(pfcFrameLen)+l.delay, (*portHandler)(peer), kind, 0, nil)
+	p.net.eng.Schedule(now+l.TxTime(pfcFrameLen)+l.delay, (*portHandler)(peer), kind, 0)
 }
 
 // pfcFrameLen is a PFC frame without FCS: the 60-byte Ethernet minimum.
