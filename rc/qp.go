@@ -69,6 +69,11 @@ type QP struct {
 	stats Stats // but PacketsSent and PacketsReceived, kept above
 }
 
+// initRing is the capacity of the queues' inline storage: small, so that a
+// QP touches few cache lines when thousands share a cache. A queue that
+// outgrows it moves to a heap slice, doubling as it grows (ring.Ring).
+const initRing = 4
+
 // Stats counts what a QP did.
 type Stats struct {
 	PacketsSent     uint64 // packets handed out by NextPacket
@@ -228,7 +233,7 @@ func (q *QP) PostRecv(wr RecvWR) error {
 		q.comps = append(q.comps, Completion{WRID: wr.ID, Status: WRFlushErr, Opcode: WCRecv, QPN: q.qpn})
 		return nil
 	}
-	q.rsp.rq.push(wr)
+	q.rsp.rq.Push(wr)
 	return nil
 }
 
@@ -305,7 +310,7 @@ func (q *QP) NextPacket(now Time, f *packet.Fields) bool {
 }
 
 // HasOutgoing reports whether NextPacket would return a packet now.
-func (q *QP) HasOutgoing() bool { return q.rsp.jobs.len() > 0 || q.req.canSend() }
+func (q *QP) HasOutgoing() bool { return q.rsp.jobs.Len() > 0 || q.req.canSend() }
 
 // AppendOutgoing appends every packet ready at now to dst.
 func (q *QP) AppendOutgoing(now Time, dst []packet.Fields) []packet.Fields {
@@ -367,10 +372,10 @@ func (q *QP) RemoteMSN() uint32 { return q.req.remoteMSN }
 func (q *QP) Credits() (n int, limited bool) { return int(q.req.credits), q.req.creditsLimit }
 
 // SendQueueLen is the number of send WRs posted and not yet completed.
-func (q *QP) SendQueueLen() int { return q.req.sq.len() }
+func (q *QP) SendQueueLen() int { return q.req.sq.Len() }
 
 // RecvQueueLen is the number of receive WRs posted and not yet consumed.
-func (q *QP) RecvQueueLen() int { return q.rsp.rq.len() }
+func (q *QP) RecvQueueLen() int { return q.rsp.rq.Len() }
 
 // SlabFootprint returns about how many bytes a QP with cfg takes when it
 // comes from a Slab and its queues get at most so deep: sends work requests

@@ -9,6 +9,7 @@ import (
 	"github.com/rocekit/rocekit/bth"
 	"github.com/rocekit/rocekit/icrc"
 	"github.com/rocekit/rocekit/internal/prefetch"
+	"github.com/rocekit/rocekit/internal/ring"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/rc"
@@ -28,7 +29,7 @@ type nic struct {
 	ip      [4]byte
 	busy    bool // a frame of ours is being serialised
 	kicking bool
-	active  epRing
+	active  ring.Ring[*qpEnd] // QP ends that have packets to send
 	rx      packet.Frame
 	// tx is the frame being built, for whichever QP sends: addresses from
 	// the NIC, the peer's from the QP end, the transport from the QP. One
@@ -53,8 +54,8 @@ func (n *nic) kick(now sim.Time) {
 		return
 	}
 	n.kicking = true
-	for tries := n.active.n; tries > 0; tries-- {
-		e := n.active.pop()
+	for tries := n.active.Len(); tries > 0; tries-- {
+		e := n.active.Pop()
 		e.inActive = false
 		if n.s.prefetch {
 			n.prefetchNext()
@@ -204,7 +205,7 @@ func (e *qpEnd) service(now sim.Time) {
 	}
 	if !e.inActive && q.HasOutgoing() {
 		e.inActive = true
-		e.nic.active.push(e)
+		e.nic.active.Push(e)
 	}
 	e.arm(now)
 }
@@ -276,14 +277,14 @@ type conn struct {
 	recvBuf     []byte
 	recvDepth   int
 	repostDelay sim.Time
-	recvNext    uint64  // ID of the next receive WR
-	sends       i64Ring // WR numbers of SENDs not yet received
+	recvNext    uint64           // ID of the next receive WR
+	sends       ring.Ring[int64] // WR numbers of SENDs not yet received
 	_           [connPad]byte
 }
 
 const (
 	postInline = 8
-	connPad    = 32 // makes a conn whole lines (TestConnLayout)
+	connPad    = 40 // makes a conn whole lines (TestConnLayout)
 )
 
 // postTime returns where the post time of slot is kept.
@@ -343,7 +344,7 @@ func (c *conn) post(now sim.Time) {
 	case opSend:
 		wr.Opcode = rc.WRSend
 		wr.Local = s.pat.data(c.gen.key, n, size)
-		c.sends.push(n)
+		c.sends.Push(n)
 	case opRead:
 		if !flushed {
 			copy(c.mr.Buf[off:off+size], s.pat.data(c.gen.key, n, size))
@@ -419,7 +420,7 @@ func (c *conn) onSend(now sim.Time, cp *rc.Completion) {
 		}
 	case opSend:
 		// Checked at the responder's receive completion, which comes first.
-		if c.sends.n > 0 && c.sends.buf[c.sends.head] <= n {
+		if c.sends.Len() > 0 && *c.sends.Front() <= n {
 			c.fail("SEND WR %d completed before the responder received it", n)
 		}
 	case opFetchAdd, opCmpSwap:
@@ -443,12 +444,12 @@ func (c *conn) onRecv(now sim.Time, cp *rc.Completion) {
 	if cp.Status != rc.Success {
 		return
 	}
-	n, ok := c.sends.pop()
-	if !ok {
+	if c.sends.Len() == 0 {
 		s.st.recvWithoutSend++
 		c.fail("receive completion %d with no SEND outstanding", cp.WRID)
 		return
 	}
+	n := c.sends.Pop()
 	_, size := c.gen.at(n)
 	b := int(cp.WRID%uint64(c.recvDepth)) * int(c.slot)
 	s.st.checks++
@@ -552,11 +553,12 @@ const (
 // prefetchNext asks for the state of the QP ends next in the NIC's ring
 // (when the Sim prefetches).
 func (n *nic) prefetchNext() {
-	if x := n.active.peek(1); x != nil {
-		prefetch.Lines(unsafe.Pointer(x), 1)
+	k := n.active.Len()
+	if k > 1 {
+		prefetch.Lines(unsafe.Pointer(*n.active.At(1)), 1)
 	}
-	if x := n.active.peek(0); x != nil {
-		prefetch.Lines(unsafe.Pointer(x.qp), qpLines)
+	if k > 0 {
+		prefetch.Lines(unsafe.Pointer((*n.active.At(0)).qp), qpLines)
 	}
 }
 

@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"unsafe"
+
+	"github.com/rocekit/rocekit/internal/ring"
 )
 
 // Endpoint is what a Host hands every arriving frame to — for rocekit, an RC
@@ -298,7 +300,7 @@ type Port struct {
 	link  *Link
 	dir   Direction // direction of the frames this port sends
 	cfg   PortConfig
-	q     fifo
+	q     ring.Ring[*Frame]
 	qb    int // bytes waiting
 	peak  int // largest qb seen
 	busy  bool
@@ -360,7 +362,7 @@ func (p *Port) SetECNThreshold(bytes int) {
 func (p *Port) QueuedBytes() int { return p.qb }
 
 // QueuedFrames returns the number of frames waiting in the output queue.
-func (p *Port) QueuedFrames() int { return p.q.n }
+func (p *Port) QueuedFrames() int { return p.q.Len() }
 
 // PeakQueuedBytes returns the largest QueuedBytes seen.
 func (p *Port) PeakQueuedBytes() int { return p.peak }
@@ -390,7 +392,10 @@ func (p *Port) enqueue(now Time, f *Frame) bool {
 			l.dir[p.dir].c.ECNMarked++
 		}
 	}
-	p.q.push(f)
+	if p.q.Cap() == 0 {
+		p.q.Init(make([]*Frame, firstQueue))
+	}
+	p.q.Push(f)
 	p.qb += size
 	if p.qb > p.peak {
 		p.peak = p.qb
@@ -449,7 +454,8 @@ func (p *Port) startNext(now Time) {
 	if p.busy || p.paused {
 		return
 	}
-	if next := p.q.pop(); next != nil {
+	if p.q.Len() > 0 {
+		next := p.q.Pop()
 		p.qb -= len(next.Data)
 		p.startTx(now, next)
 	}
@@ -719,32 +725,5 @@ func (s *Switch) Route(dst int) int {
 // NoRouteDrops returns the number of frames dropped for want of a route.
 func (s *Switch) NoRouteDrops() uint64 { return s.noRoute }
 
-// fifo is a growable ring of frames.
-type fifo struct {
-	buf  []*Frame
-	head int
-	n    int
-}
-
-func (q *fifo) push(f *Frame) {
-	if q.n == len(q.buf) {
-		nb := make([]*Frame, max(16, 2*len(q.buf)))
-		for i := 0; i < q.n; i++ {
-			nb[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
-		}
-		q.buf, q.head = nb, 0
-	}
-	q.buf[(q.head+q.n)&(len(q.buf)-1)] = f
-	q.n++
-}
-
-func (q *fifo) pop() *Frame {
-	if q.n == 0 {
-		return nil
-	}
-	f := q.buf[q.head]
-	q.buf[q.head] = nil
-	q.head = (q.head + 1) & (len(q.buf) - 1)
-	q.n--
-	return f
-}
+// firstQueue is the number of frames a port's queue first has room for.
+const firstQueue = 16
