@@ -7,11 +7,8 @@ package rc
 // picosecond clock, such as package sim's, which converts with rc.Time(t).
 type Time int64
 
-// Units of Time.
+// Nanosecond and Microsecond are the units the IBA timers are given in.
 const (
-	Picosecond  Time = 1
-	Nanosecond       = 1000 * Picosecond
-	Microsecond      = 1000 * Nanosecond
-	Millisecond      = 1000 * Microsecond
-	Second           = 1000 * Millisecond
+	Nanosecond  Time = 1000
+	Microsecond Time = 1000 * Nanosecond
 )
