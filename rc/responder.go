@@ -594,7 +594,7 @@ func (r *responder) replayRead(rep job) {
 	*r.jobs.PushSlot() = rep
 	for i := 0; i < n; i++ {
 		if j := *r.jobs.At(i); j.kind == jobRead && DiffPSN(j.last, rep.last) > 0 {
-			*r.jobs.PushSlot() = j // at(i) is not used after pushSlot: it may grow the ring
+			*r.jobs.PushSlot() = j // At(i) is not used after PushSlot: it may grow the ring
 		}
 	}
 	k := 0
