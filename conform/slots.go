@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"github.com/rocekit/rocekit/internal/ring"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/rc"
 )
@@ -85,52 +86,42 @@ func (s *slot) contains(psn uint32) bool {
 	return d >= 0 && uint32(d) < s.cover()
 }
 
-// slotRing holds a channel's slots in PSN order: a ring that grows to the
-// largest number outstanding and then allocates nothing.
+// slotRing holds a channel's slots in PSN order: a ring.Ring, which grows
+// to the largest number outstanding and then allocates nothing, with
+// insertion in the middle and search by PSN, which a FIFO does not offer.
 type slotRing struct {
-	buf  []slot // len is 0 or a power of two
-	head int
-	n    int
+	q ring.Ring[slot]
 }
 
-func (r *slotRing) len() int              { return r.n }
-func (r *slotRing) at(i int) *slot        { return &r.buf[(r.head+i)&(len(r.buf)-1)] }
-func (r *slotRing) front() *slot          { return r.at(0) }
-func (r *slotRing) back() *slot           { return r.at(r.n - 1) }
-func (r *slotRing) popFront()             { *r.at(0) = slot{}; r.head = (r.head + 1) & (len(r.buf) - 1); r.n-- }
-func (r *slotRing) pushBack(s *slot)      { r.insert(r.n, s) }
-func (r *slotRing) reset()                { r.head, r.n = 0, 0 }
-func (r *slotRing) validIndex(i int) bool { return i >= 0 && i < r.n }
+// firstSlots is the number of slots a channel first has room for.
+const firstSlots = 64
 
-func (r *slotRing) grow() {
-	n := 2 * len(r.buf)
-	if n == 0 {
-		n = 64
-	}
-	b := make([]slot, n)
-	for i := 0; i < r.n; i++ {
-		b[i] = *r.at(i)
-	}
-	r.buf, r.head = b, 0
-}
+func (r *slotRing) len() int              { return r.q.Len() }
+func (r *slotRing) at(i int) *slot        { return r.q.At(i) }
+func (r *slotRing) front() *slot          { return r.q.Front() }
+func (r *slotRing) back() *slot           { return r.q.Back() }
+func (r *slotRing) popFront()             { r.q.Drop() }
+func (r *slotRing) pushBack(s *slot)      { r.insert(r.len(), s) }
+func (r *slotRing) reset()                { r.q.Reset() }
+func (r *slotRing) validIndex(i int) bool { return i >= 0 && i < r.len() }
 
 // insert puts s at index i, moving the later slots up (holes are filled
 // rarely: the common insertion is at the back).
 func (r *slotRing) insert(i int, s *slot) {
-	if r.n == len(r.buf) {
-		r.grow()
+	if r.q.Cap() == 0 {
+		r.q.Init(make([]slot, firstSlots))
 	}
-	for j := r.n; j > i; j-- {
+	r.q.PushSlot()
+	for j := r.len() - 1; j > i; j-- {
 		*r.at(j) = *r.at(j - 1)
 	}
 	*r.at(i) = *s
-	r.n++
 }
 
 // search returns the index of the last slot whose PSN is not after psn, or
 // -1 (slots are in PSN order within a window shorter than 2^23).
 func (r *slotRing) search(psn uint32) int {
-	lo, hi := 0, r.n // first index with slot.psn after psn
+	lo, hi := 0, r.len() // first index with slot.psn after psn
 	for lo < hi {
 		m := (lo + hi) / 2
 		if rc.DiffPSN(r.at(m).psn, psn) > 0 {

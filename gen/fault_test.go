@@ -465,10 +465,10 @@ func replayCheck(t *testing.T, src *Source, g *got) {
 		x := qps[qi]
 		st0 := x.q.Stats()
 		wasErr := x.q.State() == rc.StateError
-		x.q.Receive(in.Time, &fr.Transport)
+		x.q.Receive(rc.Time(in.Time), &fr.Transport)
 		var syns []aeth.Syndrome
 		first := len(outs)
-		for x.q.NextPacket(in.Time, &x.tmpl.Transport) {
+		for x.q.NextPacket(rc.Time(in.Time), &x.tmpl.Transport) {
 			b := make([]byte, x.tmpl.Len())
 			_, err := x.tmpl.Encode(b)
 			require.NoError(t, err)

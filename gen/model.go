@@ -176,7 +176,7 @@ func (m *model) receive(now sim.Time, data []byte) verdict {
 	q := m.qps[qi]
 	st0 := q.Stats()
 	wasErr := q.State() == rc.StateError
-	q.Receive(now, t)
+	q.Receive(rc.Time(now), t) // both integer picoseconds
 	sent := m.respond(now, qi, now+d.txTime(len(data))+d.Latency)
 	m.comps = q.AppendCompletions(m.comps)
 	rq := &m.rqs[qi]
@@ -268,7 +268,7 @@ type sentSummary struct {
 func (m *model) respond(now sim.Time, qi int, earliest sim.Time) sentSummary {
 	var s sentSummary
 	q, ff := m.qps[qi], &m.tmpl[qi]
-	for q.NextPacket(now, &ff.Transport) {
+	for q.NextPacket(rc.Time(now), &ff.Transport) {
 		o := outFrame{qp: qi, op: ff.Transport.BTH.Opcode, psn: ff.Transport.BTH.PSN}
 		if o.op.Info().Has(opcode.AETH) {
 			o.syn, o.msn = ff.Transport.AETH.Syndrome, ff.Transport.AETH.MSN

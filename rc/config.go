@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/rocekit/rocekit/aeth"
-	"github.com/rocekit/rocekit/sim"
 )
 
 // Config holds a connected RC QP's attributes: what ibv_modify_qp sets on
@@ -104,12 +103,12 @@ func (c *Config) check() error {
 
 // AckTimeout returns the local ACK timeout for the 5-bit code t:
 // 4.096 us x 2^t, and 0 (no timer) for t = 0 (ib-facts.md §5.5).
-func AckTimeout(t uint8) sim.Time {
+func AckTimeout(t uint8) Time {
 	if t == 0 {
 		return 0
 	}
-	return 4096 * sim.Nanosecond << (t & 31)
+	return 4096 * Nanosecond << (t & 31)
 }
 
 // RNRDelay returns the RNR NAK wait for the 5-bit timer code c (§5.7).
-func RNRDelay(c uint8) sim.Time { return sim.FromDuration(aeth.RNRDelay(c)) }
+func RNRDelay(c uint8) Time { return Time(aeth.RNRDelay(c)) * Nanosecond }

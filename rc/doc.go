@@ -1,7 +1,7 @@
 // Package rc is the InfiniBand Reliable Connection transport (IBA Vol. 1
 // ch. 9, as Linux rxe implements it) as a pure, deterministic state
 // machine, in the manner of etcd's raft: no I/O, no clock, no goroutines,
-// no randomness. Time is sim.Time (integer picoseconds), passed in.
+// no randomness. Time (integer picoseconds) is passed in.
 //
 // A QP is one end of a connection: a requester that turns this end's work
 // requests into request packets and completes them from the responses, and

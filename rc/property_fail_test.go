@@ -51,7 +51,7 @@ func TestPropertyDeadLink(t *testing.T) {
 		require.Equal(t, uint64(cfg.RetryCnt), p.a.Stats().Retries)
 		// The first transmission starts the timer at 0; each retry restarts
 		// it when the retransmission goes out, at the expiry instant.
-		require.Equal(t, sim.Time(cfg.RetryCnt+1)*rc.AckTimeout(cfg.Timeout), p.net.Now)
+		require.Equal(t, sim.Time(cfg.RetryCnt+1)*sim.Time(rc.AckTimeout(cfg.Timeout)), p.net.Now)
 		require.NoError(t, p.a.PostSend(rc.WR{ID: 99, Opcode: rc.WRSend}))
 		p.net.Pump()
 		c := p.net.Completions[rctest.A]
@@ -98,7 +98,7 @@ func TestPropertyRNR(t *testing.T) {
 		}
 		require.NoError(t, p.a.PostSend(wr))
 		// Transmission j reaches b at d + j*(w + 2d).
-		w := rc.RNRDelay(cfg.MinRNRTimer)
+		w := sim.Time(rc.RNRDelay(cfg.MinRNRTimer))
 		postAt := d + sim.Time(k)*(w+2*d) - d/2
 		p.net.RunUntil(func() bool { return false }, postAt)
 		require.NoError(t, p.b.PostRecv(rc.RecvWR{ID: 7, Buf: make([]byte, size)}))

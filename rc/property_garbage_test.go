@@ -71,7 +71,7 @@ func TestPropertyHostilePackets(t *testing.T) {
 				n, err := f.Encode(buf[:])
 				require.NoError(t, err)
 				if pkt.Decode(buf[:n+4]) == nil {
-					q.Receive(p.net.Now, &pkt)
+					q.Receive(rc.Time(p.net.Now), &pkt)
 				}
 			}
 			if !p.net.Step() {

@@ -9,7 +9,6 @@ import (
 	"github.com/rocekit/rocekit/internal/hugepage"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
-	"github.com/rocekit/rocekit/sim"
 )
 
 // QP is one end of a reliable connection: the requester that sends this
@@ -37,8 +36,8 @@ type QP struct {
 	// and the responder's per-packet state (TestLayout pins the lines), then
 	// the rings' inline storage; the configuration and the rarer counters
 	// are last. New aligns the QP to a line (qpAlloc).
-	now        sim.Time
-	timeout    sim.Time
+	now        Time
+	timeout    Time
 	pktsSent   uint64 // Stats.PacketsSent
 	pktsRecv   uint64 // Stats.PacketsReceived
 	state      State
@@ -64,11 +63,16 @@ type QP struct {
 	rqInline    [initRing]RecvWR
 	compsInline [initRing]Completion // comps' storage while at most initRing are pending
 
-	rnrAt sim.Time // requester: when the RNR wait ends
+	rnrAt Time // requester: when the RNR wait ends
 
 	cfg   Config
 	stats Stats // but PacketsSent and PacketsReceived, kept above
 }
+
+// initRing is the capacity of the queues' inline storage: small, so that a
+// QP touches few cache lines when thousands share a cache. A queue that
+// outgrows it moves to a heap slice, doubling as it grows (ring.Ring).
+const initRing = 4
 
 // Stats counts what a QP did.
 type Stats struct {
@@ -89,7 +93,9 @@ type Stats struct {
 // qpAlloc places a QP on a cache-line boundary: Go aligns allocations of
 // 1 KiB and more to 64 bytes, but puts an 8-byte type header (a "malloc
 // header") before the data of one that holds pointers. TestLayout checks
-// that New's QPs are aligned.
+// that New's QPs are aligned. With the QP's fields ordered by use, a packet
+// touches the fewest lines of a cold QP, which the many-connection figures
+// of BENCHMARKS.md count on ("Simulator", "Many connections").
 type qpAlloc struct {
 	_ [64 - 8]byte
 	q QP
@@ -127,17 +133,23 @@ func newIn(q *QP, cfg Config) *QP {
 	return q
 }
 
-// Slab allocates many QPs from one array: a program with thousands of QPs
-// keeps their state together, on cache-line boundaries, and hints that the
-// array be backed by huge pages, so that a packet's turn at a cold QP misses
-// the cache but not also the TLB. QPs from a slab live as long as the slab
-// is referenced.
+// Slab allocates many QPs together, for a program that has thousands of
+// them: their state is kept in one block of memory, laid out so that a
+// packet for a QP whose state has left the cache costs as little as it
+// can. QPs from a slab live as long as the slab is referenced.
 type Slab struct {
 	qs   []slabQP
 	next int
 }
 
-// slabQP pads a QP to a whole number of cache lines.
+// slabQP pads a QP to a whole number of cache lines, so that in a slab,
+// which starts on a page (hugepage.Slice), every QP starts a line, as New's
+// do (qpAlloc): a packet touches the fewest lines of its QP (TestLayout).
+// The slab is hinted to be huge pages, so that with thousands of QPs a
+// packet's turn at a cold QP misses the cache but not also the TLB. Both
+// serve the many-connection figures of BENCHMARKS.md ("Simulator", "Many
+// connections": ns per event of the 10,000-QP incast 1.71-1.82x the
+// one-QP incast's).
 type slabQP struct {
 	q QP
 	_ [(64 - unsafe.Sizeof(QP{})%64) % 64]byte
@@ -145,11 +157,8 @@ type slabQP struct {
 
 // NewSlab returns a slab with room for n QPs.
 func NewSlab(n int) *Slab {
-	// A large object (over 32 KiB) starts on a page boundary, with no
-	// header before it, so every element starts a line.
-	qs := make([]slabQP, max(n, (32<<10)/int(unsafe.Sizeof(slabQP{}))+1))
-	hugepage.Advise(unsafe.Pointer(unsafe.SliceData(qs)), uintptr(len(qs))*unsafe.Sizeof(slabQP{}))
-	return &Slab{qs: qs}
+	qs := hugepage.Slice[slabQP](n)
+	return &Slab{qs: qs[:cap(qs)]}
 }
 
 // New is New with the QP's storage taken from the slab, or allocated on its
@@ -226,7 +235,7 @@ func (q *QP) PostRecv(wr RecvWR) error {
 		q.comps = append(q.comps, Completion{WRID: wr.ID, Status: WRFlushErr, Opcode: WCRecv, QPN: q.qpn})
 		return nil
 	}
-	q.rsp.rq.push(wr)
+	q.rsp.rq.Push(wr)
 	return nil
 }
 
@@ -235,13 +244,13 @@ func (q *QP) PostRecv(wr RecvWR) error {
 func (q *QP) SetError() { q.enterError() }
 
 // Tick runs the timers that expired by now.
-func (q *QP) Tick(now sim.Time) { q.advance(now) }
+func (q *QP) Tick(now Time) { q.advance(now) }
 
 // NextWake returns when the QP next needs Tick, if ever: the local ACK
 // timer or the end of an RNR wait.
-func (q *QP) NextWake() (sim.Time, bool) { return q.req.nextWake() }
+func (q *QP) NextWake() (Time, bool) { return q.req.nextWake() }
 
-func (q *QP) advance(now sim.Time) {
+func (q *QP) advance(now Time) {
 	if now > q.now {
 		q.now = now
 	}
@@ -251,13 +260,13 @@ func (q *QP) advance(now sim.Time) {
 // Receive processes a decoded packet (the transport part: BTH onwards) that
 // arrived at time now. The packet's bytes may be reused when Receive
 // returns: payloads are copied into memory.
-func (q *QP) Receive(now sim.Time, p *packet.Packet) {
+func (q *QP) Receive(now Time, p *packet.Packet) {
 	f := p.Fields()
 	q.ReceiveFields(now, &f)
 }
 
 // ReceiveFields is Receive for a packet given as plain fields.
-func (q *QP) ReceiveFields(now sim.Time, f *packet.Fields) {
+func (q *QP) ReceiveFields(now Time, f *packet.Fields) {
 	q.advance(now)
 	q.pktsRecv++
 	op := f.BTH.Opcode
@@ -287,7 +296,7 @@ func PKeyMatch(a, b uint16) bool {
 // (posting, receiving, ticking); a caller that paces a link may call it
 // when the link is free instead. Responder and requester packets
 // alternate.
-func (q *QP) NextPacket(now sim.Time, f *packet.Fields) bool {
+func (q *QP) NextPacket(now Time, f *packet.Fields) bool {
 	q.advance(now)
 	ok := false
 	if q.preferResp {
@@ -303,10 +312,10 @@ func (q *QP) NextPacket(now sim.Time, f *packet.Fields) bool {
 }
 
 // HasOutgoing reports whether NextPacket would return a packet now.
-func (q *QP) HasOutgoing() bool { return q.rsp.jobs.len() > 0 || q.req.canSend() }
+func (q *QP) HasOutgoing() bool { return q.rsp.jobs.Len() > 0 || q.req.canSend() }
 
 // AppendOutgoing appends every packet ready at now to dst.
-func (q *QP) AppendOutgoing(now sim.Time, dst []packet.Fields) []packet.Fields {
+func (q *QP) AppendOutgoing(now Time, dst []packet.Fields) []packet.Fields {
 	for {
 		dst = append(dst, packet.Fields{})
 		if !q.NextPacket(now, &dst[len(dst)-1]) {
@@ -365,10 +374,10 @@ func (q *QP) RemoteMSN() uint32 { return q.req.remoteMSN }
 func (q *QP) Credits() (n int, limited bool) { return int(q.req.credits), q.req.creditsLimit }
 
 // SendQueueLen is the number of send WRs posted and not yet completed.
-func (q *QP) SendQueueLen() int { return q.req.sq.len() }
+func (q *QP) SendQueueLen() int { return q.req.sq.Len() }
 
 // RecvQueueLen is the number of receive WRs posted and not yet consumed.
-func (q *QP) RecvQueueLen() int { return q.rsp.rq.len() }
+func (q *QP) RecvQueueLen() int { return q.rsp.rq.Len() }
 
 // SlabFootprint returns about how many bytes a QP with cfg takes when it
 // comes from a Slab and its queues get at most so deep: sends work requests

@@ -10,7 +10,6 @@ import (
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/rc"
-	"github.com/rocekit/rocekit/sim"
 )
 
 // Direct tests: packets crafted by hand into one QP ("b", QPN 0x202,
@@ -405,7 +404,7 @@ func TestTimerOptions(t *testing.T) {
 
 	a = newA(t, func(c *rc.Config) { c.Timeout, c.RetryCnt, c.RetryCnt7Infinite = 1, 7, true })
 	require.NoError(t, a.PostSend(rc.WR{ID: 1, Opcode: rc.WRSend}))
-	now := sim.Time(0)
+	now := rc.Time(0)
 	for range 100 {
 		a.AppendOutgoing(now, nil)
 		w, ok := a.NextWake()
@@ -416,10 +415,10 @@ func TestTimerOptions(t *testing.T) {
 	}
 	assert.Equal(t, rc.StateRTS, a.State())
 	assert.Equal(t, uint64(100), a.Stats().Timeouts)
-	assert.Equal(t, 8192*sim.Nanosecond, rc.AckTimeout(1))
-	assert.Equal(t, 67108864*sim.Nanosecond, rc.AckTimeout(14))
-	assert.Equal(t, 10*sim.Microsecond, rc.RNRDelay(1))
-	assert.Equal(t, 655360*sim.Microsecond, rc.RNRDelay(0))
+	assert.Equal(t, 8192*rc.Nanosecond, rc.AckTimeout(1))
+	assert.Equal(t, 67108864*rc.Nanosecond, rc.AckTimeout(14))
+	assert.Equal(t, 10*rc.Microsecond, rc.RNRDelay(1))
+	assert.Equal(t, 655360*rc.Microsecond, rc.RNRDelay(0))
 }
 
 // Unsignalled WRs complete silently on success, but errors and flushes are

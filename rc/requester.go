@@ -2,9 +2,9 @@ package rc
 
 import (
 	"github.com/rocekit/rocekit/aeth"
+	"github.com/rocekit/rocekit/internal/ring"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
-	"github.com/rocekit/rocekit/sim"
 )
 
 // maxPktPerAck: the requester sets AckReq at least every 64 packets
@@ -45,10 +45,10 @@ type requester struct {
 	// What an idle requester's checks read (canSend, tick, nextWake) shares
 	// a cache line: first in the struct, which starts a line.
 	q       *QP
-	sq      ring[sendWQE]
+	sq      ring.Ring[sendWQE]
 	cur     int32
 	sent    int32
-	timerAt sim.Time
+	timerAt Time
 	timerOn bool
 	rnrOn   bool // waiting out an RNR NAK: no sending, no transport timer
 	// retrying is rxe's started_retry: a go-back-N has been started and no
@@ -84,11 +84,11 @@ func (r *requester) init(q *QP) {
 	r.retryCnt, r.rnrRetry = q.cfg.RetryCnt, q.cfg.RNRRetry
 	r.retryLeft, r.rnrLeft = r.retryCnt, r.rnrRetry
 	r.maxRd = int32(min(q.cfg.MaxRdAtomic, 1<<31-1))
-	r.sq.use(q.sqInline[:])
+	r.sq.Init(q.sqInline[:])
 }
 
 func (r *requester) post(wr *WR) {
-	w := r.sq.pushSlot()
+	w := r.sq.PushSlot()
 	w.wr = *wr
 	w.length = uint32(len(wr.Local))
 	mtu := r.q.mtu
@@ -113,10 +113,10 @@ func (r *requester) outstanding() bool { return DiffPSN(r.una, r.hiPSN) < 0 }
 // canSend reports whether next would produce a packet.
 func (r *requester) canSend() bool {
 	q := r.q
-	if q.state != StateRTS || r.rnrOn || int(r.cur) >= r.sq.len() {
+	if q.state != StateRTS || r.rnrOn || int(r.cur) >= r.sq.Len() {
 		return false
 	}
-	w := r.sq.at(int(r.cur))
+	w := r.sq.At(int(r.cur))
 	span := uint32(1)
 	if w.wr.Opcode == WRRDMARead {
 		span = w.npsn - r.curPkt
@@ -146,7 +146,7 @@ func (r *requester) next(f *packet.Fields) bool {
 		return false
 	}
 	q := r.q
-	w := r.sq.at(int(r.cur))
+	w := r.sq.At(int(r.cur))
 	if r.cur == r.sent {
 		w.first = r.npsn
 		r.sent++
@@ -282,7 +282,7 @@ func requestOpcode(op WROpcode, pos opcode.Position) opcode.Opcode {
 // go-back-N retransmits from there (§5.5).
 func (r *requester) seek(psn uint32) {
 	for i := int32(0); i < r.sent; i++ {
-		w := r.sq.at(int(i))
+		w := r.sq.At(int(i))
 		if DiffPSN(psn, AddPSN(w.first, w.npsn)) < 0 {
 			r.cur, r.curPkt, r.npsn = i, subPSN(psn, w.first), psn
 			return
@@ -315,7 +315,7 @@ func (r *requester) progress(una uint32) {
 // completeHead completes the oldest WQE with st.
 func (r *requester) completeHead(st Status) {
 	q := r.q
-	w := r.sq.at(0)
+	w := r.sq.At(0)
 	end := AddPSN(w.first, w.npsn)
 	if w.wr.Opcode.needsResponse() {
 		r.ordInUse--
@@ -324,7 +324,7 @@ func (r *requester) completeHead(st Status) {
 		// A failed completion is reported even if unsignalled (§5.5).
 		q.complete(w.wr.ID, st, w.wr.Opcode.wcOpcode(), w.length)
 	}
-	r.sq.drop()
+	r.sq.Drop()
 	r.sent--
 	r.cur--
 	if r.cur < 0 {
@@ -338,7 +338,7 @@ func (r *requester) completeHead(st Status) {
 
 // fail completes the head WQE with st and moves the QP to Error.
 func (r *requester) fail(st Status) {
-	if r.sq.len() > 0 && r.sent > 0 {
+	if r.sq.Len() > 0 && r.sent > 0 {
 		r.completeHead(st)
 	}
 	r.q.enterError()
@@ -347,10 +347,10 @@ func (r *requester) fail(st Status) {
 // flush completes every queued WQE with WR_FLUSH_ERR (§5.10).
 func (r *requester) flush() {
 	q := r.q
-	for r.sq.len() > 0 {
-		w := r.sq.at(0)
+	for r.sq.Len() > 0 {
+		w := r.sq.At(0)
 		q.complete(w.wr.ID, WRFlushErr, w.wr.Opcode.wcOpcode(), 0)
-		r.sq.drop()
+		r.sq.Drop()
 	}
 	r.sent, r.cur, r.curPkt, r.ordInUse = 0, 0, 0, 0
 	r.timerOn, r.rnrOn = false, false
@@ -378,7 +378,7 @@ func (r *requester) retry(psn uint32, timeout bool) {
 	r.timerOn = false // restarted by the first retransmitted packet
 }
 
-func (r *requester) nextWake() (sim.Time, bool) {
+func (r *requester) nextWake() (Time, bool) {
 	switch {
 	case r.rnrOn:
 		return r.q.rnrAt, true
@@ -431,7 +431,7 @@ func (r *requester) receive(f *packet.Fields) {
 	// SEND/WRITE; an earlier READ/atomic still unanswered means its
 	// responses were lost: retry from it.
 	for r.sent > 0 {
-		w := r.sq.at(0)
+		w := r.sq.At(0)
 		if DiffPSN(p, w.last()) <= 0 {
 			break
 		}
@@ -445,7 +445,7 @@ func (r *requester) receive(f *packet.Fields) {
 		q.stats.Dropped++
 		return
 	}
-	w := r.sq.at(0)
+	w := r.sq.At(0)
 	if info.Has(opcode.AETH) {
 		r.noteAETH(f)
 	}

@@ -2,6 +2,7 @@ package rc
 
 import (
 	"github.com/rocekit/rocekit/aeth"
+	"github.com/rocekit/rocekit/internal/ring"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
 )
@@ -64,7 +65,7 @@ type responder struct {
 	// Two cache lines (the struct starts one) hold what a request packet
 	// reads and writes, and the ACK fields of the first job slot.
 	q       *QP
-	jobs    ring[job]
+	jobs    ring.Ring[job]
 	epsn    uint32
 	msn     uint32
 	nakSent bool // one PSN-sequence NAK per gap (§5.4 rule 2)
@@ -82,7 +83,7 @@ type responder struct {
 
 	sendOff uint32 // bytes of the current SEND written into rq[0].Buf
 	resNext int
-	rq      ring[RecvWR]
+	rq      ring.Ring[RecvWR]
 	res     []resource
 }
 
@@ -90,8 +91,8 @@ func (r *responder) init(q *QP) {
 	r.q = q
 	r.epsn = q.cfg.RQPSN
 	r.res = make([]resource, q.cfg.MaxDestRdAtomic)
-	r.jobs.use(r.jobsInline[:])
-	r.rq.use(q.rqInline[:])
+	r.jobs.Init(r.jobsInline[:])
+	r.rq.Init(q.rqInline[:])
 }
 
 // check is Memory.check on the QP's memory, through the one-region cache.
@@ -114,7 +115,7 @@ func (r *responder) check(rkey uint32, va uint64, n uint64, need Access) (*MR, [
 // sends, or the posted receive count with Config.AdvertiseCredits (§5.8).
 func (r *responder) ackSyndrome() aeth.Syndrome {
 	if r.q.advCredits {
-		return aeth.ACKSyndrome(aeth.CreditCodeFor(r.rq.len()))
+		return aeth.ACKSyndrome(aeth.CreditCodeFor(r.rq.Len()))
 	}
 	return aeth.ACKSyndrome(aeth.Unlimited)
 }
@@ -123,8 +124,8 @@ func (r *responder) ackSyndrome() aeth.Syndrome {
 // response is an ACK not yet sent, it is replaced by this later one, which
 // acknowledges everything it did (§5.3).
 func (r *responder) queueAck(psn uint32, syn aeth.Syndrome) {
-	if r.jobs.len() > 0 {
-		if t := r.jobs.tail(); t.kind == jobAck && t.syn.Kind() == aeth.ACK {
+	if r.jobs.Len() > 0 {
+		if t := r.jobs.Back(); t.kind == jobAck && t.syn.Kind() == aeth.ACK {
 			t.psn, t.syn, t.msn = psn, syn, r.msn
 			return
 		}
@@ -135,7 +136,7 @@ func (r *responder) queueAck(psn uint32, syn aeth.Syndrome) {
 func (r *responder) queueNAK(psn uint32, syn aeth.Syndrome) {
 	// The slot is zero (popped slots are cleared): only the ACK's fields
 	// need writing.
-	j := r.jobs.pushSlot()
+	j := r.jobs.PushSlot()
 	j.kind, j.syn, j.psn, j.msn = jobAck, syn, psn, r.msn
 }
 
@@ -143,8 +144,8 @@ func (r *responder) queueNAK(psn uint32, syn aeth.Syndrome) {
 // complete the receive WQE in use with recvStatus, and move to Error.
 func (r *responder) classC(psn uint32, code aeth.NAKCode, recvStatus Status) {
 	r.queueNAK(psn, aeth.NAKSyndrome(code))
-	if recvStatus != Success && r.rq.len() > 0 {
-		w := r.rq.pop()
+	if recvStatus != Success && r.rq.Len() > 0 {
+		w := r.rq.Pop()
 		r.q.comps = append(r.q.comps, Completion{WRID: w.ID, Status: recvStatus, Opcode: WCRecv, QPN: r.q.qpn})
 	}
 	r.q.enterError()
@@ -161,8 +162,8 @@ func (r *responder) rnr(psn uint32) {
 // flush completes every posted receive with WR_FLUSH_ERR. Responses
 // already queued still go out.
 func (r *responder) flush() {
-	for r.rq.len() > 0 {
-		w := r.rq.pop()
+	for r.rq.Len() > 0 {
+		w := r.rq.Pop()
 		r.q.comps = append(r.q.comps, Completion{WRID: w.ID, Status: WRFlushErr, Opcode: WCRecv, QPN: r.q.qpn})
 	}
 	r.seq = seqNone
@@ -255,13 +256,13 @@ func (r *responder) send(f *packet.Fields) {
 		return
 	}
 	if pos == opcode.First || pos == opcode.Only {
-		if r.rq.len() == 0 {
+		if r.rq.Len() == 0 {
 			r.rnr(p)
 			return
 		}
 		r.sendOff = 0
 	}
-	buf := r.rq.at(0).Buf
+	buf := r.rq.At(0).Buf
 	n := uint32(len(f.Payload))
 	if uint64(r.sendOff)+uint64(n) > uint64(len(buf)) {
 		// Longer than the receive buffer: class C, LOC_LEN_ERR (§5.6).
@@ -275,7 +276,7 @@ func (r *responder) send(f *packet.Fields) {
 	}
 	if pos == opcode.Last || pos == opcode.Only {
 		r.seq = seqNone
-		c := Completion{WRID: r.rq.at(0).ID, Opcode: WCRecv, ByteLen: r.sendOff, QPN: q.qpn}
+		c := Completion{WRID: r.rq.At(0).ID, Opcode: WCRecv, ByteLen: r.sendOff, QPN: q.qpn}
 		if op.HasImmediate() {
 			c.Flags |= WithImm
 			c.Imm = f.ImmDt.Imm
@@ -288,7 +289,7 @@ func (r *responder) send(f *packet.Fields) {
 			if !q.memory.invalidate(f.IETH.RKey) {
 				r.queueNAK(p, aeth.NAKSyndrome(aeth.InvalidRequest))
 				c.Status = RemInvReqErr
-				r.rq.pop()
+				r.rq.Pop()
 				q.comps = append(q.comps, c)
 				q.enterError()
 				return
@@ -296,7 +297,7 @@ func (r *responder) send(f *packet.Fields) {
 			c.Flags |= WithInv
 			c.InvRKey = f.IETH.RKey
 		}
-		r.rq.pop()
+		r.rq.Pop()
 		q.comps = append(q.comps, c)
 		r.msn = AddPSN(r.msn, 1) // MSN counts completed messages (§5.9)
 	}
@@ -348,7 +349,7 @@ func (r *responder) write(f *packet.Fields) {
 		return
 	}
 	imm := op.HasImmediate()
-	if imm && r.rq.len() == 0 {
+	if imm && r.rq.Len() == 0 {
 		r.rnr(p) // WRITE with immediate needs a receive WQE (§5.4)
 		return
 	}
@@ -361,7 +362,7 @@ func (r *responder) write(f *packet.Fields) {
 		r.seq = seqNone
 		r.wdata = nil
 		if imm {
-			w := r.rq.pop()
+			w := r.rq.Pop()
 			q.comps = append(q.comps, Completion{WRID: w.ID, Opcode: WCRecvRDMAWithImm, ByteLen: r.wlen,
 				Flags: WithImm, Imm: f.ImmDt.Imm, QPN: q.qpn})
 		}
@@ -433,7 +434,7 @@ func (r *responder) read(f *packet.Fields) {
 	r.msn = AddPSN(r.msn, 1) // READs count when accepted (§5.9, C9-148)
 	*r.takeResource() = resource{kind: resRead, first: p, last: last, va: f.RETH.VA, rkey: f.RETH.RKey,
 		length: dl, data: data, msn: r.msn}
-	*r.jobs.pushSlot() = job{kind: jobRead, psn: p, last: last, msn: r.msn, data: data}
+	*r.jobs.PushSlot() = job{kind: jobRead, psn: p, last: last, msn: r.msn, data: data}
 	r.epsn = AddPSN(p, n) // the READ's N PSNs (§5.3, §5.4 rule 1)
 }
 
@@ -467,7 +468,7 @@ func (r *responder) atomic(f *packet.Fields) {
 	}
 	r.msn = AddPSN(r.msn, 1)
 	*r.takeResource() = resource{kind: resAtomic, first: p, last: p, orig: orig, msn: r.msn}
-	*r.jobs.pushSlot() = job{kind: jobAtomicAck, psn: p, msn: r.msn, orig: orig}
+	*r.jobs.PushSlot() = job{kind: jobAtomicAck, psn: p, msn: r.msn, orig: orig}
 	r.epsn = AddPSN(p, 1)
 }
 
@@ -537,7 +538,7 @@ func (r *responder) flushOp(f *packet.Fields) {
 func (r *responder) emptyResponse(p uint32) {
 	r.msn = AddPSN(r.msn, 1)
 	*r.takeResource() = resource{kind: resEmpty, first: p, last: p, msn: r.msn}
-	*r.jobs.pushSlot() = job{kind: jobRead, psn: p, last: p, msn: r.msn}
+	*r.jobs.PushSlot() = job{kind: jobRead, psn: p, last: p, msn: r.msn}
 	r.epsn = AddPSN(p, 1)
 }
 
@@ -567,11 +568,11 @@ func (r *responder) duplicate(f *packet.Fields) {
 	case opcode.CompareSwap, opcode.FetchAdd:
 		// Answer from the saved original value: never execute twice.
 		if e := r.findResource(resAtomic, p); e != nil && e.first == p {
-			*r.jobs.pushSlot() = job{kind: jobAtomicAck, psn: p, msn: e.msn, orig: e.orig}
+			*r.jobs.PushSlot() = job{kind: jobAtomicAck, psn: p, msn: e.msn, orig: e.orig}
 		}
 	case opcode.AtomicWrite, opcode.Flush:
 		if e := r.findResource(resEmpty, p); e != nil && e.first == p {
-			*r.jobs.pushSlot() = job{kind: jobRead, psn: p, last: p, msn: e.msn}
+			*r.jobs.PushSlot() = job{kind: jobRead, psn: p, last: p, msn: e.msn}
 		}
 	default:
 		// SEND/WRITE: ACK again with the PSN of the last completed request
@@ -589,34 +590,34 @@ func (r *responder) duplicate(f *packet.Fields) {
 // FLUSH and ATOMIC WRITE) still queued follow the replay instead of
 // preceding it. ACKs, NAKs and atomic ACKs stay where they are.
 func (r *responder) replayRead(rep job) {
-	n := r.jobs.len()
-	*r.jobs.pushSlot() = rep
+	n := r.jobs.Len()
+	*r.jobs.PushSlot() = rep
 	for i := 0; i < n; i++ {
-		if j := *r.jobs.at(i); j.kind == jobRead && DiffPSN(j.last, rep.last) > 0 {
-			*r.jobs.pushSlot() = j // at(i) is not used after pushSlot: it may grow the ring
+		if j := *r.jobs.At(i); j.kind == jobRead && DiffPSN(j.last, rep.last) > 0 {
+			*r.jobs.PushSlot() = j // At(i) is not used after PushSlot: it may grow the ring
 		}
 	}
 	k := 0
-	for i := 0; i < r.jobs.len(); i++ {
-		j := r.jobs.at(i)
+	for i := 0; i < r.jobs.Len(); i++ {
+		j := r.jobs.At(i)
 		if i < n && j.kind == jobRead && DiffPSN(j.last, rep.psn) >= 0 {
 			continue // this READ's (replaced), or a later READ's (moved)
 		}
 		if k != i {
-			*r.jobs.at(k) = *j
+			*r.jobs.At(k) = *j
 		}
 		k++
 	}
-	r.jobs.truncate(k)
+	r.jobs.Truncate(k)
 }
 
 // next builds the next response packet.
 func (r *responder) next(f *packet.Fields) bool {
-	if r.jobs.len() == 0 {
+	if r.jobs.Len() == 0 {
 		return false
 	}
 	q := r.q
-	j := r.jobs.at(0)
+	j := r.jobs.At(0)
 	*f = packet.Fields{}
 	f.BTH.PKey = q.pkey
 	f.BTH.DestQP = q.destQPN
@@ -625,12 +626,12 @@ func (r *responder) next(f *packet.Fields) bool {
 	case jobAck:
 		f.BTH.Opcode = opcode.RCAcknowledge
 		f.AETH.Syndrome, f.AETH.MSN = j.syn, j.msn
-		r.jobs.drop()
+		r.jobs.Drop()
 	case jobAtomicAck:
 		f.BTH.Opcode = opcode.RCAtomicAcknowledge
 		f.AETH.Syndrome, f.AETH.MSN = r.ackSyndrome(), j.msn
 		f.AtomicAckETH.OrigRemDt = j.orig
-		r.jobs.drop()
+		r.jobs.Drop()
 	case jobRead:
 		n := min(int(q.mtu), len(j.data))
 		switch {
@@ -649,7 +650,7 @@ func (r *responder) next(f *packet.Fields) bool {
 		f.AETH.Syndrome, f.AETH.MSN = r.ackSyndrome(), j.msn
 		j.data = j.data[n:]
 		if j.psn == j.last {
-			r.jobs.drop()
+			r.jobs.Drop()
 		} else {
 			j.psn = AddPSN(j.psn, 1)
 			j.started = true

@@ -9,6 +9,7 @@ import (
 	"github.com/rocekit/rocekit/bth"
 	"github.com/rocekit/rocekit/icrc"
 	"github.com/rocekit/rocekit/internal/prefetch"
+	"github.com/rocekit/rocekit/internal/ring"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/rc"
@@ -28,7 +29,7 @@ type nic struct {
 	ip      [4]byte
 	busy    bool // a frame of ours is being serialised
 	kicking bool
-	active  epRing
+	active  ring.Ring[*qpEnd] // QP ends that have packets to send
 	rx      packet.Frame
 	// tx is the frame being built, for whichever QP sends: addresses from
 	// the NIC, the peer's from the QP end, the transport from the QP. One
@@ -53,15 +54,15 @@ func (n *nic) kick(now sim.Time) {
 		return
 	}
 	n.kicking = true
-	for tries := n.active.n; tries > 0; tries-- {
-		e := n.active.pop()
+	for tries := n.active.Len(); tries > 0; tries-- {
+		e := n.active.Pop()
 		e.inActive = false
 		if n.s.prefetch {
 			n.prefetchNext()
 			n.s.ahead.Drain(aheadLines)
 		}
 		n.tx.Eth.Dst, n.tx.IPv4.Dst, n.tx.UDP.SrcPort = e.peerMAC, e.peerIP, e.udpSrc
-		ok := e.qp.NextPacket(now, &n.tx.Transport)
+		ok := e.qp.NextPacket(qpTime(now), &n.tx.Transport)
 		if ok {
 			n.transmit(now, e)
 		}
@@ -157,7 +158,7 @@ func (n *nic) Receive(now sim.Time, frame []byte) {
 	if ip.ECN() == 3 {
 		s.st.ceReceived++
 	}
-	e.qp.Receive(now, &rx.Transport)
+	e.qp.Receive(qpTime(now), &rx.Transport)
 	e.service(now)
 	n.kick(now)
 }
@@ -204,7 +205,7 @@ func (e *qpEnd) service(now sim.Time) {
 	}
 	if !e.inActive && q.HasOutgoing() {
 		e.inActive = true
-		e.nic.active.push(e)
+		e.nic.active.Push(e)
 	}
 	e.arm(now)
 }
@@ -213,14 +214,26 @@ func (e *qpEnd) service(now sim.Time) {
 // before it. A pending one that turns out early finds nothing due and
 // re-arms; one overtaken by an earlier wake-up is ignored by its generation.
 func (e *qpEnd) arm(now sim.Time) {
-	w, ok := e.qp.NextWake()
+	w, ok := e.nextWake()
 	if !ok || e.wakePending && e.wakeAt <= w {
 		return
 	}
 	w = max(w, now)
 	e.wakeGen++
 	e.wakePending, e.wakeAt = true, w
-	e.nic.s.eng.Schedule(w, e, 0, e.wakeGen, nil)
+	e.nic.s.eng.Schedule(w, e, 0, e.wakeGen)
+}
+
+// The QPs count time as rc.Time, the engine and the NICs as sim.Time, both
+// in integer picoseconds: qpTime and nextWake are where they meet.
+
+// qpTime is the engine's time t as the QPs count it.
+func qpTime(t sim.Time) rc.Time { return rc.Time(t) }
+
+// nextWake is the QP's NextWake in the engine's time.
+func (e *qpEnd) nextWake() (sim.Time, bool) {
+	w, ok := e.qp.NextWake()
+	return sim.Time(w), ok
 }
 
 // Handle is the QP's timer wake-up.
@@ -229,8 +242,8 @@ func (e *qpEnd) Handle(ev sim.Event) {
 		return
 	}
 	e.wakePending = false
-	if w, ok := e.qp.NextWake(); ok && w <= ev.At {
-		e.qp.Tick(ev.At)
+	if w, ok := e.nextWake(); ok && w <= ev.At {
+		e.qp.Tick(qpTime(ev.At))
 	}
 	e.service(ev.At)
 	e.nic.kick(ev.At)
@@ -264,14 +277,14 @@ type conn struct {
 	recvBuf     []byte
 	recvDepth   int
 	repostDelay sim.Time
-	recvNext    uint64  // ID of the next receive WR
-	sends       i64Ring // WR numbers of SENDs not yet received
+	recvNext    uint64           // ID of the next receive WR
+	sends       ring.Ring[int64] // WR numbers of SENDs not yet received
 	_           [connPad]byte
 }
 
 const (
 	postInline = 8
-	connPad    = 32 // makes a conn whole lines (TestConnLayout)
+	connPad    = 40 // makes a conn whole lines (TestConnLayout)
 )
 
 // postTime returns where the post time of slot is kept.
@@ -331,7 +344,7 @@ func (c *conn) post(now sim.Time) {
 	case opSend:
 		wr.Opcode = rc.WRSend
 		wr.Local = s.pat.data(c.gen.key, n, size)
-		c.sends.push(n)
+		c.sends.Push(n)
 	case opRead:
 		if !flushed {
 			copy(c.mr.Buf[off:off+size], s.pat.data(c.gen.key, n, size))
@@ -407,7 +420,7 @@ func (c *conn) onSend(now sim.Time, cp *rc.Completion) {
 		}
 	case opSend:
 		// Checked at the responder's receive completion, which comes first.
-		if c.sends.n > 0 && c.sends.buf[c.sends.head] <= n {
+		if c.sends.Len() > 0 && *c.sends.Front() <= n {
 			c.fail("SEND WR %d completed before the responder received it", n)
 		}
 	case opFetchAdd, opCmpSwap:
@@ -431,12 +444,12 @@ func (c *conn) onRecv(now sim.Time, cp *rc.Completion) {
 	if cp.Status != rc.Success {
 		return
 	}
-	n, ok := c.sends.pop()
-	if !ok {
+	if c.sends.Len() == 0 {
 		s.st.recvWithoutSend++
 		c.fail("receive completion %d with no SEND outstanding", cp.WRID)
 		return
 	}
+	n := c.sends.Pop()
 	_, size := c.gen.at(n)
 	b := int(cp.WRID%uint64(c.recvDepth)) * int(c.slot)
 	s.st.checks++
@@ -447,7 +460,7 @@ func (c *conn) onRecv(now sim.Time, cp *rc.Completion) {
 		c.postRecv()
 		return
 	}
-	s.eng.Schedule(now+c.repostDelay, c, 0, 0, nil)
+	s.eng.Schedule(now+c.repostDelay, c, 0, 0)
 }
 
 // Handle re-posts a receive buffer after the scenario's delay.
@@ -540,11 +553,12 @@ const (
 // prefetchNext asks for the state of the QP ends next in the NIC's ring
 // (when the Sim prefetches).
 func (n *nic) prefetchNext() {
-	if x := n.active.peek(1); x != nil {
-		prefetch.Lines(unsafe.Pointer(x), 1)
+	k := n.active.Len()
+	if k > 1 {
+		prefetch.Lines(unsafe.Pointer(*n.active.At(1)), 1)
 	}
-	if x := n.active.peek(0); x != nil {
-		prefetch.Lines(unsafe.Pointer(x.qp), qpLines)
+	if k > 0 {
+		prefetch.Lines(unsafe.Pointer((*n.active.At(0)).qp), qpLines)
 	}
 }
 

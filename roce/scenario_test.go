@@ -110,7 +110,7 @@ func TestDefaultScenarioQPAttributes(t *testing.T) {
 		assert.Equal(t, uint8(7), cfg.RetryCnt)
 		assert.Equal(t, uint8(7), cfg.RNRRetry)
 		assert.False(t, cfg.RetryCnt7Infinite)
-		assert.InDelta(t, 67.108864e-3, rc.AckTimeout(cfg.Timeout).Seconds(), 1e-12)
+		assert.InDelta(t, 67.108864e-3, float64(rc.AckTimeout(cfg.Timeout))/1e12, 1e-12) // picoseconds
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"math"
 	"net/netip"
 	"time"
-	"unsafe"
 
 	"github.com/rocekit/rocekit/icrc"
 	"github.com/rocekit/rocekit/internal/hugepage"
@@ -276,15 +275,9 @@ func bufferBytes(spec *QPSpec, g *generator) float64 {
 
 func slotSize(maxMsg int) int { return (max(maxMsg, 8) + 63) &^ 63 }
 
-// newConns returns n conns in one array that starts on a cache line: at
-// least 32 KiB, so that it is a large object, which starts a page (a small
-// one holding pointers starts 8 bytes into its block).
-func newConns(n int) []conn {
-	least := (32<<10)/int(unsafe.Sizeof(conn{})) + 1
-	cs := make([]conn, max(n, least))
-	hugepage.Advise(unsafe.Pointer(unsafe.SliceData(cs)), uintptr(len(cs))*unsafe.Sizeof(conn{}))
-	return cs[:n]
-}
+// newConns returns n conns in one array that starts on a cache line (a
+// conn is whole lines: TestConnLayout), hinted to be huge pages.
+func newConns(n int) []conn { return hugepage.Slice[conn](n) }
 
 // arena hands out the connections' buffers (memory regions, READ and
 // atomic destinations, receive buffers) from one allocation hinted to be
@@ -467,68 +460,4 @@ func (s *Sim) Run() (*Summary, error) {
 		}
 	}
 	return s.summary(end, wall), err
-}
-
-// epRing is a FIFO of QP ends that have packets to send.
-type epRing struct {
-	buf  []*qpEnd
-	head int
-	n    int
-}
-
-func (r *epRing) push(e *qpEnd) {
-	if r.n == len(r.buf) {
-		nb := make([]*qpEnd, max(8, 2*len(r.buf)))
-		for i := 0; i < r.n; i++ {
-			nb[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
-		}
-		r.buf, r.head = nb, 0
-	}
-	r.buf[(r.head+r.n)&(len(r.buf)-1)] = e
-	r.n++
-}
-
-// peek returns the i-th QP end from the head without removing it, or nil.
-func (r *epRing) peek(i int) *qpEnd {
-	if i >= r.n {
-		return nil
-	}
-	return r.buf[(r.head+i)&(len(r.buf)-1)]
-}
-
-func (r *epRing) pop() *qpEnd {
-	e := r.buf[r.head]
-	r.buf[r.head] = nil
-	r.head = (r.head + 1) & (len(r.buf) - 1)
-	r.n--
-	return e
-}
-
-// i64Ring is a FIFO of work-request numbers.
-type i64Ring struct {
-	buf  []int64
-	head int
-	n    int
-}
-
-func (r *i64Ring) push(v int64) {
-	if r.n == len(r.buf) {
-		nb := make([]int64, max(8, 2*len(r.buf)))
-		for i := 0; i < r.n; i++ {
-			nb[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
-		}
-		r.buf, r.head = nb, 0
-	}
-	r.buf[(r.head+r.n)&(len(r.buf)-1)] = v
-	r.n++
-}
-
-func (r *i64Ring) pop() (int64, bool) {
-	if r.n == 0 {
-		return 0, false
-	}
-	v := r.buf[r.head]
-	r.head = (r.head + 1) & (len(r.buf) - 1)
-	r.n--
-	return v, true
 }

@@ -27,7 +27,7 @@ func (r *rescheduler) next() sim.Time {
 }
 
 func (r *rescheduler) Handle(ev sim.Event) {
-	r.eng.Schedule(ev.At+r.next(), r, ev.Kind, ev.A+1, nil)
+	r.eng.Schedule(ev.At+r.next(), r, ev.Kind, ev.A+1)
 }
 
 // newSteadyQueue returns an engine holding pending events, each of which
@@ -36,7 +36,7 @@ func newSteadyQueue(pending int) *sim.Engine {
 	eng := sim.NewEngine(pending)
 	r := &rescheduler{eng: eng, x: 0x9e3779b97f4a7c15, span: 1_000_000}
 	for i := 0; i < pending; i++ {
-		eng.Schedule(r.next(), r, 0, 0, nil)
+		eng.Schedule(r.next(), r, 0, 0)
 	}
 	for i := 0; i < 20*pending; i++ {
 		eng.Step()

@@ -9,12 +9,11 @@
 //
 // Time is an int64 of picoseconds, so serialisation times are exact:
 // TxTime(1024, 100e9) is 81920 ps. An Engine holds the clock and the pending
-// events; Schedule(at, h, kind, a, p) arranges for h.Handle(Event{...}) to
-// run at time at. Events run in order of time, and in scheduling order among
+// events; Schedule(at, h, kind, a) arranges for h.Handle(Event{...}) to run
+// at time at. Events run in order of time, and in scheduling order among
 // equal times, so the same schedule always gives the same run. An event is a
-// small struct stored by value (time, handler, kind, an integer and an
-// unsafe.Pointer); nothing is allocated per event once the queue has reached
-// its size. A handler that wants a timer it may cancel keeps a generation
+// small struct stored by value (time, handler, kind and an integer);
+// nothing is allocated per event once the queue has reached its size. A handler that wants a timer it may cancel keeps a generation
 // number, passes it as the event's A, and ignores events whose A is stale.
 //
 // The queue is a radix heap with 4-bit digits: the simulator's clock never

@@ -1,9 +1,6 @@
 package sim
 
-import (
-	"math/bits"
-	"unsafe"
-)
+import "math/bits"
 
 // Handler is the target of an event. Handle runs when the event's time comes;
 // Engine.Now() is then ev.At. A handler may schedule further events, at the
@@ -21,21 +18,22 @@ type HandlerFunc func(ev Event)
 func (f HandlerFunc) Handle(ev Event) { f(ev) }
 
 // Event is what a Handler receives: the time it was scheduled for and the
-// three arguments given to Schedule. Kind, A and P mean whatever the handler
-// wants them to mean; the engine only carries them.
-//
-// P is an unsafe.Pointer, not an interface, so that an event is small and
-// scheduling never allocates: convert a typed pointer with unsafe.Pointer(x)
-// when scheduling and back with (*T)(ev.P) in the handler. The engine keeps P
-// reachable for the garbage collector while the event is pending. (An any
-// holding a pointer would not allocate either, but makes a queued event 56
-// bytes instead of 48 and, measured with cachegrind on BenchmarkEventQueue,
-// costs about 5% more instructions per event before any type assertion.)
+// two arguments given to Schedule. Kind and A mean whatever the handler
+// wants them to mean; the engine only carries them. An event that concerns
+// an object reaches it through its Handler (a method of a pointer to it,
+// or a HandlerFunc closing over it, built once) or through A, an index or a
+// generation number.
 type Event struct {
 	At   Time
 	Kind uint32
 	A    uint64
-	P    unsafe.Pointer
+
+	// frame is the frame a Network event concerns (a Port's transmission
+	// or arrival), or nil. A typed pointer rather than an any, which would
+	// not allocate either, but would make a queued event 56 bytes instead
+	// of 48 and, measured with cachegrind on BenchmarkEventQueue, cost
+	// about 5% more instructions per event before any type assertion.
+	frame *Frame
 }
 
 // The queue is a radix heap (Ahuja, Mehlhorn, Orlin & Tarjan 1990) with
@@ -90,7 +88,7 @@ const (
 type entry struct {
 	at   Time
 	h    Handler
-	p    unsafe.Pointer
+	f    *Frame
 	a    uint64
 	kind uint32
 }
@@ -189,11 +187,16 @@ func (e *Engine) heapMin() (Time, bool) {
 	return e.b[l][bits.TrailingZeros16(e.dmask[l])].min, true
 }
 
-// Schedule arranges for h.Handle(Event{at, kind, a, p}) to run at time at.
+// Schedule arranges for h.Handle(Event{at, kind, a}) to run at time at.
 // Events for the same time run in the order they were scheduled. Schedule
 // panics if at is before Now() or h is nil. It allocates only when more
 // events are pending than ever before.
-func (e *Engine) Schedule(at Time, h Handler, kind uint32, a uint64, p unsafe.Pointer) {
+func (e *Engine) Schedule(at Time, h Handler, kind uint32, a uint64) {
+	e.schedule(at, h, kind, a, nil)
+}
+
+// schedule is Schedule for an event that carries a Network frame.
+func (e *Engine) schedule(at Time, h Handler, kind uint32, a uint64, f *Frame) {
 	if at < e.now {
 		panic("sim: Schedule: time " + at.String() + " is before now " + e.now.String())
 	}
@@ -201,7 +204,7 @@ func (e *Engine) Schedule(at Time, h Handler, kind uint32, a uint64, p unsafe.Po
 		panic("sim: Schedule: nil handler")
 	}
 	e.n++
-	x := entry{at: at, h: h, p: p, a: a, kind: kind}
+	x := entry{at: at, h: h, f: f, a: a, kind: kind}
 	if m, ok := e.heapMin(); !ok || at < m {
 		if e.rn == smallCap {
 			e.evictLatest()
@@ -250,7 +253,7 @@ func (e *Engine) evictLatest() {
 	for i := g; i < e.rn; i++ {
 		x := &e.small[(sh+i)%smallCap]
 		e.push(*x)
-		x.h, x.p = nil, nil
+		x.h, x.f = nil, nil
 	}
 	e.rn = g
 }
@@ -328,9 +331,9 @@ func (e *Engine) tail(at Time) *chunk {
 	return e.grow(b)
 }
 
-// After is Schedule(Now()+d, h, kind, a, p).
-func (e *Engine) After(d Time, h Handler, kind uint32, a uint64, p unsafe.Pointer) {
-	e.Schedule(e.now+d, h, kind, a, p)
+// After is Schedule(Now()+d, h, kind, a).
+func (e *Engine) After(d Time, h Handler, kind uint32, a uint64) {
+	e.schedule(e.now+d, h, kind, a, nil)
 }
 
 // grow appends an empty chunk to b and returns it.
@@ -357,7 +360,7 @@ func (e *Engine) release(c *chunk) {
 	for i := range c.ev[:c.n] {
 		// Cheaper than clear for the one or two events a chunk often
 		// holds: only the pointers matter to the garbage collector.
-		c.ev[i].h, c.ev[i].p = nil, nil
+		c.ev[i].h, c.ev[i].f = nil, nil
 	}
 	c.n = 0
 	c.next = e.free
@@ -461,7 +464,7 @@ func (e *Engine) popReady() entry {
 	b := &e.ready
 	c := b.head
 	x := c.ev[b.r]
-	c.ev[b.r].h, c.ev[b.r].p = nil, nil
+	c.ev[b.r].h, c.ev[b.r].f = nil, nil
 	b.r++
 	if b.r == c.n {
 		// Head chunk consumed (a chunk other than the tail is full): if it
@@ -485,15 +488,15 @@ func (e *Engine) run() {
 	e.n--
 	e.now = x.at
 	e.events++
-	x.h.Handle(Event{At: x.at, Kind: x.kind, A: x.a, P: x.p})
+	x.h.Handle(Event{At: x.at, Kind: x.kind, A: x.a, frame: x.f})
 }
 
 // runSmall processes the first event of the ring.
 func (e *Engine) runSmall() {
 	x := &e.small[e.sh%smallCap]
-	ev := Event{At: x.at, Kind: x.kind, A: x.a, P: x.p}
+	ev := Event{At: x.at, Kind: x.kind, A: x.a, frame: x.f}
 	h := x.h
-	x.h, x.p = nil, nil // drop references to the processed event
+	x.h, x.f = nil, nil // drop references to the processed event
 	e.sh = (e.sh + 1) % smallCap
 	e.rn--
 	e.n--

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"testing"
-	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -58,7 +57,7 @@ func TestEngineOrderMatchesStableSort(t *testing.T) {
 		var ref []ev
 		for i := 0; i < n; i++ {
 			at := drawTime(t, "at")
-			eng.Schedule(at, r, 0, uint64(i), nil)
+			eng.Schedule(at, r, 0, uint64(i))
 			ref = append(ref, ev{at, uint64(i)})
 		}
 		slices.SortStableFunc(ref, func(a, b ev) int { return cmp.Compare(a.at, b.at) })
@@ -99,7 +98,7 @@ func TestEngineOrderInterleaved(t *testing.T) {
 				if at < 0 { // overflow past MaxTime
 					at = sim.MaxTime
 				}
-				eng.Schedule(at, r, 0, seq, nil)
+				eng.Schedule(at, r, 0, seq)
 				ref = append(ref, ev{at, seq})
 				seq++
 				continue
@@ -149,7 +148,7 @@ func (c *chainer) Handle(ev sim.Event) {
 	c.x = c.x*6364136223846793005 + 1442695040888963407
 	for i := uint64(0); i < 1+c.x>>62; i++ {
 		c.x = c.x*6364136223846793005 + 1442695040888963407
-		c.eng.After(sim.Time(c.x>>40)%500, c, 0, ev.A*3+i+1, nil)
+		c.eng.After(sim.Time(c.x>>40)%500, c, 0, ev.A*3+i+1)
 	}
 }
 
@@ -159,7 +158,7 @@ func TestEngineDeterministic(t *testing.T) {
 		eng := sim.NewEngine(0)
 		c := &chainer{eng: eng, x: 42}
 		for i := 0; i < 10; i++ {
-			eng.Schedule(sim.Time(i%3), c, 0, uint64(i), nil)
+			eng.Schedule(sim.Time(i%3), c, 0, uint64(i))
 		}
 		eng.Run(sim.MaxTime)
 		return c.trace
@@ -173,7 +172,7 @@ func TestEngineRunUntil(t *testing.T) {
 	eng := sim.NewEngine(0)
 	r := &recorder{eng: eng}
 	for _, at := range []sim.Time{10, 20, 20, 30} {
-		eng.Schedule(at, r, 0, uint64(at), nil)
+		eng.Schedule(at, r, 0, uint64(at))
 	}
 	eng.Run(20)
 	assert.Equal(t, []uint64{10, 20, 20}, r.ids, "events at exactly until run")
@@ -183,8 +182,8 @@ func TestEngineRunUntil(t *testing.T) {
 	next, ok := eng.Next()
 	assert.True(t, ok)
 	assert.Equal(t, sim.Time(30), next)
-	assert.Panics(t, func() { eng.Schedule(24, r, 0, 0, nil) }, "scheduling in the past")
-	eng.After(1, r, 0, 26, nil)
+	assert.Panics(t, func() { eng.Schedule(24, r, 0, 0) }, "scheduling in the past")
+	eng.After(1, r, 0, 26)
 	eng.Run(sim.MaxTime)
 	assert.Equal(t, []uint64{10, 20, 20, 26, 30}, r.ids)
 	assert.Equal(t, sim.Time(30), eng.Now(), "Run(MaxTime) leaves the clock at the last event")
@@ -192,7 +191,7 @@ func TestEngineRunUntil(t *testing.T) {
 	assert.False(t, ok)
 	assert.False(t, eng.Step())
 	assert.Equal(t, uint64(5), eng.Events())
-	assert.Panics(t, func() { eng.Schedule(40, nil, 0, 0, nil) }, "nil handler")
+	assert.Panics(t, func() { eng.Schedule(40, nil, 0, 0) }, "nil handler")
 }
 
 func TestEngineStop(t *testing.T) {
@@ -205,7 +204,7 @@ func TestEngineStop(t *testing.T) {
 		}
 	})
 	for i := uint64(1); i <= 4; i++ {
-		eng.Schedule(sim.Time(i), h, 0, i, nil)
+		eng.Schedule(sim.Time(i), h, 0, i)
 	}
 	eng.Run(100)
 	assert.True(t, eng.Stopped())
@@ -220,11 +219,10 @@ func TestEngineStop(t *testing.T) {
 
 func TestEngineEventArgs(t *testing.T) {
 	eng := sim.NewEngine(0)
-	x := new(int)
 	var got sim.Event
-	eng.Schedule(5, sim.HandlerFunc(func(ev sim.Event) { got = ev }), 7, 1<<63, unsafe.Pointer(x))
+	eng.Schedule(5, sim.HandlerFunc(func(ev sim.Event) { got = ev }), 7, 1<<63)
 	eng.Run(sim.MaxTime)
-	assert.Equal(t, sim.Event{At: 5, Kind: 7, A: 1 << 63, P: unsafe.Pointer(x)}, got)
+	assert.Equal(t, sim.Event{At: 5, Kind: 7, A: 1 << 63}, got)
 }
 
 // A long chain of events at a single instant runs in FIFO order and does not
@@ -236,11 +234,11 @@ func TestEngineSameInstantChain(t *testing.T) {
 	h = func(ev sim.Event) {
 		seen = append(seen, ev.A)
 		if ev.A < 100000 {
-			eng.Schedule(eng.Now(), h, 0, ev.A+2, nil)
+			eng.Schedule(eng.Now(), h, 0, ev.A+2)
 		}
 	}
-	eng.Schedule(7, h, 0, 0, nil)
-	eng.Schedule(7, h, 0, 1, nil)
+	eng.Schedule(7, h, 0, 0)
+	eng.Schedule(7, h, 0, 1)
 	eng.Run(sim.MaxTime)
 	require.Len(t, seen, 100002)
 	for i, a := range seen {
@@ -274,7 +272,7 @@ func TestEngineMemoryFollowsPending(t *testing.T) {
 	r := &rescheduler{eng: &eng, x: 7, span: 1_000_000}
 	const pending = 5000
 	for i := 0; i < pending; i++ {
-		eng.Schedule(r.next(), r, 0, 0, nil)
+		eng.Schedule(r.next(), r, 0, 0)
 	}
 	for i := 0; i < 200*pending; i++ {
 		eng.Step()
@@ -291,12 +289,12 @@ func TestStepUntil(t *testing.T) {
 	eng := sim.NewEngine(0)
 	var got []sim.Time
 	h := sim.HandlerFunc(func(ev sim.Event) { got = append(got, ev.At) })
-	eng.Schedule(100, h, 0, 0, nil)
-	eng.Schedule(300, h, 0, 0, nil)
+	eng.Schedule(100, h, 0, 0)
+	eng.Schedule(300, h, 0, 0)
 	assert.True(t, eng.StepUntil(100))
 	assert.False(t, eng.StepUntil(299))
 	assert.Equal(t, sim.Time(100), eng.Now())
-	eng.Schedule(200, h, 0, 0, nil) // before the refused one
+	eng.Schedule(200, h, 0, 0) // before the refused one
 	assert.True(t, eng.StepUntil(299))
 	assert.False(t, eng.StepUntil(299))
 	assert.True(t, eng.StepUntil(sim.MaxTime))

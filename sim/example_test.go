@@ -41,9 +41,9 @@ func ExampleEngine() {
 	h := sim.HandlerFunc(func(ev sim.Event) {
 		fmt.Println(ev.At, "event", ev.A)
 	})
-	eng.Schedule(2*sim.Nanosecond, h, 0, 1, nil)
-	eng.Schedule(sim.Nanosecond, h, 0, 2, nil)
-	eng.Schedule(2*sim.Nanosecond, h, 0, 3, nil)
+	eng.Schedule(2*sim.Nanosecond, h, 0, 1)
+	eng.Schedule(sim.Nanosecond, h, 0, 2)
+	eng.Schedule(2*sim.Nanosecond, h, 0, 3)
 	eng.Run(sim.MaxTime)
 	fmt.Println(eng.Events(), "events, now", eng.Now())
 	// Output:

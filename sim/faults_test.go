@@ -29,11 +29,11 @@ func (p *pacer) Handle(ev sim.Event) {
 	p.host.Send(p.dst, numbered(uint32(p.i), p.size))
 	p.i++
 	if p.i < p.n {
-		p.eng.After(p.interval, p, 0, 0, nil)
+		p.eng.After(p.interval, p, 0, 0)
 	}
 }
 
-func (p *pacer) start() { p.eng.After(0, p, 0, 0, nil) }
+func (p *pacer) start() { p.eng.After(0, p, 0, 0) }
 
 // paced sends n frames of size bytes from a to b at line rate and runs the
 // simulation to the end.
@@ -399,10 +399,10 @@ func determinismTrace(seed uint64) []byte {
 		frame[1] = byte(x >> 24)
 		hosts[src].Send(dst, frame)
 		if ev.A < 3000 {
-			eng.After(sim.Time(x>>32%200)*sim.Nanosecond, traffic, 0, ev.A+1, nil)
+			eng.After(sim.Time(x>>32%200)*sim.Nanosecond, traffic, 0, ev.A+1)
 		}
 	}
-	eng.Schedule(0, traffic, 0, 0, nil)
+	eng.Schedule(0, traffic, 0, 0)
 	eng.Run(sim.MaxTime)
 	return trace.Bytes()
 }

@@ -6,7 +6,6 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
-	"unsafe"
 )
 
 // Direction is one of the two directions of a Link.
@@ -256,7 +255,7 @@ func (l *Link) SetDeadAt(at Time, d Direction, dead bool) {
 	if dead {
 		a |= 2
 	}
-	l.net.eng.Schedule(at, (*linkHandler)(l), 0, a, nil)
+	l.net.eng.Schedule(at, (*linkHandler)(l), 0, a)
 }
 
 // Dead reports whether direction d is dead.
@@ -368,9 +367,9 @@ func (l *Link) transmitted(now Time, dir Direction, f *Frame) {
 		d.c.Reordered++
 	}
 	to := (*portHandler)(d.to)
-	l.net.eng.Schedule(at, to, evArrive, 0, unsafe.Pointer(f))
+	l.net.eng.schedule(at, to, evArrive, 0, f)
 	if g != nil {
-		l.net.eng.Schedule(at, to, evArrive, 0, unsafe.Pointer(g))
+		l.net.eng.schedule(at, to, evArrive, 0, g)
 	}
 }
 

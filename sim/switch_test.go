@@ -213,9 +213,9 @@ func TestPoolReuse(t *testing.T) {
 		for src := 0; src < 2; src++ { // two senders, one bottleneck: drops too
 			s.hosts[src].Send(2, frame)
 		}
-		s.eng.After(tx, send, 0, 0, nil)
+		s.eng.After(tx, send, 0, 0)
 	}
-	s.eng.Schedule(0, send, 0, 0, nil)
+	s.eng.Schedule(0, send, 0, 0)
 	s.eng.Run(100 * sim.Microsecond)
 	warm := s.net.PoolStats()
 	allocs := testing.AllocsPerRun(10, func() {

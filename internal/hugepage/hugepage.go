@@ -31,3 +31,21 @@ func Bytes(b []byte) {
 		Advise(unsafe.Pointer(unsafe.SliceData(b)), uintptr(len(b)))
 	}
 }
+
+// Slice returns n zero Ts in one array that starts on a page boundary and
+// is hinted to be huge pages. It allocates room for at least 32 KiB: the Go
+// heap places an object that large on pages of its own, with no header
+// before it (a smaller one that holds pointers starts 8 bytes into its
+// block), so an element whose size is a multiple of 64 starts a cache line.
+// The slice has length n; its capacity may be larger.
+func Slice[T any](n int) []T {
+	var x T
+	size := unsafe.Sizeof(x)
+	least := 1
+	if size > 0 {
+		least = (32<<10)/int(size) + 1
+	}
+	s := make([]T, max(n, 0), max(n, least))
+	Advise(unsafe.Pointer(unsafe.SliceData(s)), uintptr(cap(s))*size)
+	return s
+}

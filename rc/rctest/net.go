@@ -142,7 +142,7 @@ func (n *Net) trace(e *Event) {
 // and collects completions.
 func (n *Net) Pump() {
 	for s := A; s <= B; s++ {
-		for n.QP[s].NextPacket(n.Now, &n.scratch) {
+		for n.QP[s].NextPacket(rc.Time(n.Now), &n.scratch) {
 			n.transmit(s, &n.scratch)
 		}
 	}
@@ -280,8 +280,8 @@ func (n *Net) NextEvent() (sim.Time, bool) {
 		t, ok = n.q[0].at, true
 	}
 	for s := A; s <= B; s++ {
-		if w, wok := n.QP[s].NextWake(); wok && (!ok || w < t) {
-			t, ok = w, true
+		if w, wok := n.QP[s].NextWake(); wok && (!ok || sim.Time(w) < t) {
+			t, ok = sim.Time(w), true
 		}
 	}
 	return t, ok
@@ -304,15 +304,15 @@ func (n *Net) Step() bool {
 		if err := n.pkt.Decode(f.buf); err != nil {
 			panic(fmt.Sprintf("rctest: decode: %v", err))
 		}
-		n.QP[f.to].Receive(n.Now, &n.pkt)
+		n.QP[f.to].Receive(rc.Time(n.Now), &n.pkt)
 		n.Delivered++
 		n.pool = append(n.pool, f.buf)
 	}
 	n.collect()
 	for s := A; s <= B; s++ {
 		q := n.QP[s]
-		if w, wok := q.NextWake(); wok && w <= n.Now {
-			q.Tick(n.Now)
+		if w, wok := q.NextWake(); wok && sim.Time(w) <= n.Now {
+			q.Tick(rc.Time(n.Now))
 		}
 		if to := q.Stats().Timeouts; to != n.timeout[s] {
 			n.timeout[s] = to
