@@ -39,8 +39,6 @@ const (
 
 var mtuSourceNames = [...]string{"", "packets", "cm", "option"}
 
-func validPMTU(n int) bool { return n == 256 || n == 512 || n == 1024 || n == 2048 || n == 4096 }
-
 // crcTable hashes payloads so that a retransmission can be compared with
 // the original (CRC-32C: hardware-accelerated on common CPUs). It is made on
 // first use: building hash/crc32's CRC-32C tables takes about 0.2 ms, a
@@ -128,7 +126,7 @@ type record struct {
 
 // New returns a Checker.
 func New(opts Options) *Checker {
-	if !validPMTU(opts.PMTU) {
+	if !rc.ValidMTU(opts.PMTU) {
 		opts.PMTU = 0
 	}
 	return &Checker{
@@ -383,7 +381,7 @@ func (c *Checker) setPMTU(fl *flow, n int, from mtuSource) {
 
 // learnPMTU records a PMTU seen in a full packet, unless one is known.
 func (c *Checker) learnPMTU(fl *flow, n int) {
-	if fl.pmtu == 0 && validPMTU(n) {
+	if fl.pmtu == 0 && rc.ValidMTU(n) {
 		c.setPMTU(fl, n, mtuPackets)
 	}
 }
@@ -434,7 +432,7 @@ func (c *Checker) cm(f *packet.Frame, n int) {
 			ap.pkey, ap.pkeySet = req.pkey, true
 			pa.pkey, pa.pkeySet = req.pkey, true
 		}
-		if validPMTU(req.mtu) && ap.pmtuFrom < mtuCM {
+		if rc.ValidMTU(req.mtu) && ap.pmtuFrom < mtuCM {
 			c.setPMTU(ap, req.mtu, mtuCM)
 		}
 	}

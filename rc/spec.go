@@ -50,3 +50,21 @@ func ConsumesWQE(op opcode.Opcode) bool {
 	}
 	return false
 }
+
+// AnsweredByRead reports whether request op is answered by RDMA READ
+// responses: an RDMA READ by as many as it reserved PSNs, FLUSH and ATOMIC
+// WRITE by one empty READ Response Only (ib-facts.md §2.2).
+func AnsweredByRead(op opcode.Opcode) bool {
+	switch op.Family() {
+	case opcode.FamilyRead, opcode.FamilyFlush, opcode.FamilyAtomicWrite:
+		return true
+	}
+	return false
+}
+
+// NeedsResponse reports whether request op is always answered, whether or
+// not it asks for an acknowledgement: READs, FLUSH, ATOMIC WRITE and the
+// atomics (§5.3).
+func NeedsResponse(op opcode.Opcode) bool {
+	return AnsweredByRead(op) || op.Family() == opcode.FamilyAtomic
+}

@@ -55,3 +55,12 @@ func TestEndsMessageAndConsumesWQE(t *testing.T) {
 		assert.Equal(t, wqe[o], ConsumesWQE(o), o.String())
 	}
 }
+
+func TestAnsweredByRead(t *testing.T) {
+	for i := 0; i < 0x20; i++ {
+		o := opcode.Opcode(i)
+		read := o == opcode.RCRDMAReadRequest || o == opcode.RCFlush || o == opcode.RCAtomicWrite
+		assert.Equal(t, read, AnsweredByRead(o), o.String())
+		assert.Equal(t, read || o == opcode.RCCompareSwap || o == opcode.RCFetchAdd, NeedsResponse(o), o.String())
+	}
+}
