@@ -4,15 +4,8 @@ import (
 	"math/bits"
 
 	"github.com/rocekit/rocekit/opcode"
+	"github.com/rocekit/rocekit/rc"
 )
-
-// PSN arithmetic (ib-facts.md §5.1): 24 bits, modulo 2^24.
-const psnMask = 0xFFFFFF
-
-// psnDiff returns a-b read as a signed 24-bit number: > 0 when a is after
-// b, 0 when equal, < 0 when a is before b (a difference of exactly 2^23
-// counts as before, as rxe's psn_compare has it).
-func psnDiff(a, b uint32) int32 { return int32((a-b)<<8) >> 8 }
 
 type pairing uint8
 
@@ -47,18 +40,18 @@ const (
 
 var kindNames = [numKinds]string{"send", "write", "read", "atomic", "flush", "atomic_write"}
 
+// kindOf is the message kind of request op; SEND for anything else.
 func kindOf(op opcode.Opcode) kind {
-	switch op.Operation() {
-	case opcode.RDMAWriteFirst, opcode.RDMAWriteMiddle, opcode.RDMAWriteLast, opcode.RDMAWriteLastWithImmediate,
-		opcode.RDMAWriteOnly, opcode.RDMAWriteOnlyWithImmediate:
+	switch op.Family() {
+	case opcode.FamilyWrite:
 		return kindWrite
-	case opcode.RDMAReadRequest:
+	case opcode.FamilyRead:
 		return kindRead
-	case opcode.CompareSwap, opcode.FetchAdd:
+	case opcode.FamilyAtomic:
 		return kindAtomic
-	case opcode.Flush:
+	case opcode.FamilyFlush:
 		return kindFlush
-	case opcode.AtomicWrite:
+	case opcode.FamilyAtomicWrite:
 		return kindAtomicWrite
 	}
 	return kindSend
@@ -204,21 +197,21 @@ func (s *reqStream) setExpect(psn uint32) {
 // contains reports whether q is a PSN the stream has used.
 func (s *reqStream) contains(q uint32) bool {
 	end := s.maxNext
-	if psnDiff(s.nextHi, end) > 0 {
+	if rc.DiffPSN(s.nextHi, end) > 0 {
 		end = s.nextHi
 	}
-	return psnDiff(q, s.first) >= 0 && psnDiff(q, end) < 0
+	return rc.DiffPSN(q, s.first) >= 0 && rc.DiffPSN(q, end) < 0
 }
 
 // ack records that the responder acknowledged everything up to q and takes
 // RTT samples for the AckReq requests it covers.
 func (s *reqStream) ack(q uint32, now int64) {
-	if !s.ackedValid || psnDiff(q, s.acked) > 0 {
+	if !s.ackedValid || rc.DiffPSN(q, s.acked) > 0 {
 		s.acked, s.ackedValid = q, true
 	}
 	for s.aLen > 0 {
 		e := &s.ackq[s.aHead]
-		if psnDiff(e.psn, q) > 0 {
+		if rc.DiffPSN(e.psn, q) > 0 {
 			break
 		}
 		s.rtt.add(now - e.ts)
@@ -241,13 +234,13 @@ func (s *reqStream) pushAck(q uint32, now int64) {
 func (s *reqStream) karn(q uint32) {
 	for s.aLen > 0 {
 		e := &s.ackq[(s.aHead+s.aLen-1)%ackQLen]
-		if psnDiff(e.psn, q) < 0 {
+		if rc.DiffPSN(e.psn, q) < 0 {
 			break
 		}
 		s.aLen--
 	}
 	for i := 0; i < s.rLen; i++ {
-		if e := s.read(i); e.used && psnDiff(e.psn, q) >= 0 {
+		if e := s.read(i); e.used && rc.DiffPSN(e.psn, q) >= 0 {
 			e.used = false
 		}
 	}
@@ -308,7 +301,7 @@ func (s *reqStream) findRead(q uint32) *readEntry {
 		if !e.used {
 			continue
 		}
-		if off := psnDiff(q, e.psn); off >= 0 && uint32(off) < e.span() {
+		if off := rc.DiffPSN(q, e.psn); off >= 0 && uint32(off) < e.span() {
 			return e
 		}
 	}
@@ -327,15 +320,15 @@ func (s *reqStream) matchRead(q uint32, pos opcode.Position) *readEntry {
 	if e == nil || !e.lenCut || e.n != 0 {
 		return e
 	}
-	off := psnDiff(q, e.psn)
+	off := rc.DiffPSN(q, e.psn)
 	if off > 0 && (pos == opcode.First || pos == opcode.Only) {
 		s.resolve(e, uint32(off))
 		return s.findRead(q)
 	}
 	if s.openRead == e && (pos == opcode.First || pos == opcode.Middle) {
-		if lo := (q + 2) & psnMask; psnDiff(lo, s.next) > 0 {
+		if lo := (q + 2) & rc.PSNMask; rc.DiffPSN(lo, s.next) > 0 {
 			s.next = lo
-			if psnDiff(s.next, s.maxNext) > 0 {
+			if rc.DiffPSN(s.next, s.maxNext) > 0 {
 				s.maxNext = s.next
 			}
 		}
@@ -359,9 +352,9 @@ func (s *reqStream) resolve(e *readEntry, n uint32) {
 	}
 	e.n = n
 	if s.openRead == e {
-		s.next = (e.psn + n) & psnMask
+		s.next = (e.psn + n) & rc.PSNMask
 		s.nextHi = s.next
-		if psnDiff(s.next, s.maxNext) > 0 {
+		if rc.DiffPSN(s.next, s.maxNext) > 0 {
 			s.maxNext = s.next
 		}
 		s.openRead = nil
@@ -376,10 +369,10 @@ func (s *reqStream) resolveOpenRead(q uint32, fl *flow) {
 	if e == nil {
 		return
 	}
-	n := uint32(psnDiff(q, e.psn))
+	n := uint32(rc.DiffPSN(q, e.psn))
 	match, count := 0, 0
 	for m := 256; m <= 4096 && !e.lenCut; m <<= 1 {
-		if readPackets(e.length, m) == n {
+		if rc.Packets(e.length, m) == n {
 			match, count = m, count+1
 		}
 	}
@@ -446,7 +439,7 @@ func maxReadPSNs(pmtu int) uint32 {
 	if pmtu <= 0 {
 		pmtu = 256
 	}
-	return min(readPackets(maxMessage, pmtu), 1<<22)
+	return min(rc.Packets(maxMessage, pmtu), 1<<22)
 }
 
 // learnMTU records a path MTU for fl and its peer: from a full First or
@@ -454,7 +447,7 @@ func maxReadPSNs(pmtu int) uint32 {
 // anything else), from a CM REQ (which overrides the option), or from the
 // option. It reports whether fl now has a PMTU.
 func (fl *flow) learnMTU(n int, from mtuSource) bool {
-	if validPMTU(n) && n != fl.pmtu && (from == fromPackets || from >= fl.pmtuFrom) {
+	if rc.ValidMTU(n) && n != fl.pmtu && (from == fromPackets || from >= fl.pmtuFrom) {
 		fl.pmtu, fl.pmtuFrom = n, from
 		if fl.peer != nil {
 			fl.peer.pmtu, fl.peer.pmtuFrom = n, from

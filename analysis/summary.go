@@ -11,6 +11,7 @@ import (
 	"github.com/rocekit/rocekit/internal/plural"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
+	"github.com/rocekit/rocekit/rc"
 )
 
 // Summary is what a Tracker learnt, per connection.
@@ -393,7 +394,7 @@ func (d *Direction) writeText(w io.Writer) {
 	}
 	if d.PSNKnown {
 		fmt.Fprintf(w, "    request PSNs 0x%06x..0x%06x: gaps %d (%d missing), duplicates %d, retransmissions %d, sequence errors %d\n",
-			d.FirstPSN, (d.NextPSN-1)&psnMask, d.PSNGaps, d.MissingPSNs, d.DuplicatePSNs, d.Retransmissions, d.SequenceErrors)
+			d.FirstPSN, (d.NextPSN-1)&rc.PSNMask, d.PSNGaps, d.MissingPSNs, d.DuplicatePSNs, d.Retransmissions, d.SequenceErrors)
 	} else if d.PSNGaps+d.DuplicatePSNs+d.SequenceErrors > 0 {
 		fmt.Fprintf(w, "    gaps %d (%d missing), duplicates %d, sequence errors %d\n", d.PSNGaps, d.MissingPSNs, d.DuplicatePSNs, d.SequenceErrors)
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/rocekit/rocekit/aeth"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
+	"github.com/rocekit/rocekit/rc"
 )
 
 // Options tune a Tracker.
@@ -74,7 +75,7 @@ type Tracker struct {
 
 // New returns a Tracker.
 func New(opts Options) *Tracker {
-	if !validPMTU(opts.PMTU) {
+	if !rc.ValidMTU(opts.PMTU) {
 		opts.PMTU = 0
 	}
 	return &Tracker{
@@ -264,16 +265,16 @@ func (t *Tracker) request(fl *flow, o *Obs, w []Warning) []Warning {
 
 	resend := false
 	if checkPSN && s.expect {
-		d := psnDiff(q, s.next)
+		d := rc.DiffPSN(q, s.next)
 		switch {
 		case d < 0:
 			// Before the next PSN: the requester went back.
 			resend = true
 			s.abandon(fl)
 			s.karn(q)
-		case psnDiff(q, s.nextHi) > 0:
+		case rc.DiffPSN(q, s.nextHi) > 0:
 			s.gaps++
-			s.missing += uint64(psnDiff(q, s.nextHi))
+			s.missing += uint64(rc.DiffPSN(q, s.nextHi))
 			s.abandon(fl)
 			s.abandonOpenRead()
 			w = t.add(fl, w, wPSNGap)
@@ -281,10 +282,10 @@ func (t *Tracker) request(fl *flow, o *Obs, w []Warning) []Warning {
 			if d > 0 {
 				s.resolveOpenRead(q, fl)
 			}
-			resend = psnDiff(q, s.maxNext) < 0
+			resend = rc.DiffPSN(q, s.maxNext) < 0
 		}
 		if resend {
-			if uc || (s.ackedValid && psnDiff(q, s.acked) <= 0) {
+			if uc || (s.ackedValid && rc.DiffPSN(q, s.acked) <= 0) {
 				s.dups++
 				w = t.add(fl, w, wDuplicatePSN)
 			} else {
@@ -298,14 +299,14 @@ func (t *Tracker) request(fl *flow, o *Obs, w []Warning) []Warning {
 	}
 	if !s.started {
 		s.started = true
-		if s.expect && checkPSN && psnDiff(q, s.first) < 0 {
+		if s.expect && checkPSN && rc.DiffPSN(q, s.first) < 0 {
 			s.first = q
 		}
 	}
 	s.expect = true
-	s.next = (q + lo) & psnMask
-	s.nextHi = (q + hi) & psnMask
-	if psnDiff(s.next, s.maxNext) > 0 || !s.maxSet {
+	s.next = (q + lo) & rc.PSNMask
+	s.nextHi = (q + hi) & rc.PSNMask
+	if rc.DiffPSN(s.next, s.maxNext) > 0 || !s.maxSet {
 		s.maxNext, s.maxSet = s.next, true
 	}
 	s.lastTS = now
@@ -340,7 +341,7 @@ func (t *Tracker) request(fl *flow, o *Obs, w []Warning) []Warning {
 	}
 	// A message is recorded once, when its Last/Only packet is seen for the
 	// first time (a go-back may resend it).
-	fresh := !s.recSet || psnDiff(q, s.recTo) > 0
+	fresh := !s.recSet || rc.DiffPSN(q, s.recTo) > 0
 	switch pos {
 	case opcode.First:
 		s.pos, s.msgBytes, s.msgValid = fam, n, true
@@ -418,7 +419,7 @@ func (t *Tracker) response(fl *flow, o *Obs, w []Warning) []Warning {
 			fl.rnrNAKs++
 			w = t.add(fl, w, wRNRNAK)
 			if s != nil {
-				s.ack((q-1)&psnMask, now)
+				s.ack((q-1)&rc.PSNMask, now)
 			}
 		case aeth.NAK:
 			c := int(syn.NAKCode())
@@ -429,7 +430,7 @@ func (t *Tracker) response(fl *flow, o *Obs, w []Warning) []Warning {
 				fl.naks[len(nakWarnings)]++
 			}
 			if s != nil {
-				s.ack((q-1)&psnMask, now)
+				s.ack((q-1)&rc.PSNMask, now)
 			}
 		}
 	}
@@ -451,7 +452,7 @@ func (t *Tracker) readResponse(fl, peer *flow, s *reqStream, o *Obs, w []Warning
 	e := s.matchRead(q, op.Position())
 	if e == nil {
 		fl.readUnmatched++
-		if psnDiff(q, s.first) >= 0 {
+		if rc.DiffPSN(q, s.first) >= 0 {
 			w = t.add(fl, w, wReadResponseUnmatched)
 		}
 		return w
@@ -459,12 +460,12 @@ func (t *Tracker) readResponse(fl, peer *flow, s *reqStream, o *Obs, w []Warning
 	fl.readMatched++
 	pos := op.Position()
 	n := int(o.payload)
-	off := psnDiff(q, e.psn)
+	off := rc.DiffPSN(q, e.psn)
 	if e.n == 0 {
 		switch pos {
 		case opcode.First:
 			if fl.learnMTU(n, fromPackets) && !e.lenCut {
-				s.resolve(e, readPackets(e.length, fl.pmtu))
+				s.resolve(e, rc.Packets(e.length, fl.pmtu))
 			}
 		case opcode.Only:
 			s.resolve(e, 1)
@@ -475,7 +476,7 @@ func (t *Tracker) readResponse(fl, peer *flow, s *reqStream, o *Obs, w []Warning
 		fl.learnMTU(n, fromPackets)
 	}
 
-	d := psnDiff(q, e.nextResp)
+	d := rc.DiffPSN(q, e.nextResp)
 	switch {
 	case d > 0:
 		fl.gaps++
@@ -514,14 +515,14 @@ func (t *Tracker) readResponse(fl, peer *flow, s *reqStream, o *Obs, w []Warning
 			e.holes = true
 		}
 	}
-	e.nextResp = (q + 1) & psnMask
+	e.nextResp = (q + 1) & rc.PSNMask
 	s.ack(q, now)
 	if pos == opcode.Last || pos == opcode.Only {
 		if peer != nil {
 			switch {
 			case e.holes:
 				peer.partial++
-			case !s.readRecSet || psnDiff(e.psn, s.readRecTo) > 0:
+			case !s.readRecSet || rc.DiffPSN(e.psn, s.readRecTo) > 0:
 				peer.msgs[e.kind].add(e.got)
 				s.readRecTo, s.readRecSet = e.psn, true
 				if e.kind == kindRead {
@@ -569,16 +570,6 @@ func (t *Tracker) pair(a, b *flow, how pairing) {
 	}
 }
 
-func validPMTU(n int) bool { return n == 256 || n == 512 || n == 1024 || n == 2048 || n == 4096 }
-
-// readPackets is N = max(1, ceil(length/pmtu)).
-func readPackets(length uint32, pmtu int) uint32 {
-	if length == 0 || pmtu <= 0 {
-		return 1
-	}
-	return uint32((uint64(length) + uint64(pmtu) - 1) / uint64(pmtu))
-}
-
 // consumed returns how many PSNs a request uses: exactly one, except a READ
 // request, which reserves N = max(1, ceil(len/PMTU)); when the PMTU is not
 // known yet N lies between the counts for PMTU 4096 and 256. When the
@@ -592,8 +583,8 @@ func consumed(op opcode.Opcode, rethLen uint32, lenCut bool, pmtu int) (lo, hi u
 		return 1, maxReadPSNs(pmtu)
 	}
 	if pmtu != 0 {
-		n := readPackets(rethLen, pmtu)
+		n := rc.Packets(rethLen, pmtu)
 		return n, n
 	}
-	return readPackets(rethLen, 4096), readPackets(rethLen, 256)
+	return rc.Packets(rethLen, 4096), rc.Packets(rethLen, 256)
 }
