@@ -7,14 +7,6 @@ import (
 	"github.com/rocekit/rocekit/rc"
 )
 
-type pairing uint8
-
-const (
-	unpaired pairing = iota
-	pairedPSN
-	pairedCM
-)
-
 // mtuSource says where a flow's PMTU came from (see learnMTU).
 type mtuSource uint8
 
@@ -388,10 +380,8 @@ func (s *reqStream) abandonOpenRead() { s.openRead = nil }
 
 // flow is one direction of a conversation.
 type flow struct {
-	key      FlowKey
-	peer     *flow
-	pairedBy pairing
-	created  uint64 // position, in everything observed, of the frame that made the flow known
+	Link[flow]
+	created uint64 // position, in everything observed, of the frame that made the flow known
 
 	transport    opcode.Transport
 	transportSet bool
@@ -420,9 +410,17 @@ type flow struct {
 	udSrcQP               uint32
 	udSrcKnown, udManySrc bool
 
-	cm   *CMInfo
 	warn [numWarnings]uint64
 }
+
+// FlowLink returns the flow's place in the Tracker's Conns.
+func (fl *flow) FlowLink() *Link[flow] { return &fl.Link }
+
+// SentPSN reports whether the flow has carried requests that used PSN q.
+func (fl *flow) SentPSN(q uint32) bool { return fl.req.started && fl.req.contains(q) }
+
+// Recent is the time of the flow's last request.
+func (fl *flow) Recent() int64 { return fl.req.lastTS }
 
 func (fl *flow) mtu() int { return fl.pmtu }
 
@@ -449,8 +447,8 @@ func maxReadPSNs(pmtu int) uint32 {
 func (fl *flow) learnMTU(n int, from mtuSource) bool {
 	if rc.ValidMTU(n) && n != fl.pmtu && (from == fromPackets || from >= fl.pmtuFrom) {
 		fl.pmtu, fl.pmtuFrom = n, from
-		if fl.peer != nil {
-			fl.peer.pmtu, fl.peer.pmtuFrom = n, from
+		if fl.Peer != nil {
+			fl.Peer.pmtu, fl.Peer.pmtuFrom = n, from
 		}
 	}
 	return fl.pmtu != 0

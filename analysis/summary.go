@@ -149,7 +149,7 @@ func summarize(ts []*Tracker) *Summary {
 		s.Frames += t.frames
 		s.IBFrames += t.ib
 		s.Undecoded += t.undecoded
-		s.CMRejects += t.cmRejects
+		s.CMRejects += t.conns.CMRejects()
 		for k := range warn {
 			warn[k] += t.warn[k]
 		}
@@ -165,31 +165,31 @@ func summarize(ts []*Tracker) *Summary {
 		// they stay in that tracker's order.
 		best := -1
 		for i, t := range ts {
-			if next[i] < len(t.order) && (best < 0 || t.order[next[i]].created < ts[best].order[next[best]].created) {
+			if next[i] < t.conns.Len() && (best < 0 || t.conns.Flows()[next[i]].created < ts[best].conns.Flows()[next[best]].created) {
 				best = i
 			}
 		}
 		if best < 0 {
 			break
 		}
-		fl := ts[best].order[next[best]]
+		fl := ts[best].conns.Flows()[next[best]]
 		next[best]++
 		if done[fl] {
 			continue
 		}
-		a, b := fl, fl.peer
+		a, b := fl, fl.Peer
 		done[a] = true
 		if b != nil {
 			done[b] = true
-			if a.cm != nil && a.key.Src != a.cm.Active {
+			if a.CM != nil && a.Key.Src != a.CM.Active {
 				a, b = b, a
 			}
 		}
-		c := &Connection{ID: len(s.Connections) + 1, Encap: a.key.Encap, PMTU: a.pmtu, CM: a.cm, A: a.direction()}
+		c := &Connection{ID: len(s.Connections) + 1, Encap: a.Key.Encap, PMTU: a.pmtu, CM: a.CM, A: a.direction()}
 		c.PMTUFrom = [...]string{"", "option", "cm", "packets"}[a.pmtuFrom]
 		if b != nil {
 			c.B = b.direction()
-			c.PairedBy = [...]string{"", "psn", "cm"}[a.pairedBy]
+			c.PairedBy = a.PairedBy.String()
 		}
 		s.Connections = append(s.Connections, c)
 	}
@@ -198,7 +198,7 @@ func summarize(ts []*Tracker) *Summary {
 
 func (fl *flow) direction() *Direction {
 	d := &Direction{
-		Src: fl.key.Src, Dst: fl.key.Dst, DstQP: fl.key.DstQP,
+		Src: fl.Key.Src, Dst: fl.Key.Dst, DstQP: fl.Key.DstQP,
 		Transport:  fl.transport.String(),
 		FirstFrame: fl.firstFrame, LastFrame: fl.lastFrame,
 		Packets: fl.packets, Bytes: fl.bytes, PayloadBytes: fl.pay, PartialMessages: fl.partial,
@@ -222,9 +222,9 @@ func (fl *flow) direction() *Direction {
 		d.First, d.Last = time.Unix(0, fl.firstTS).UTC(), time.Unix(0, fl.lastTS).UTC()
 	}
 	switch {
-	case fl.peer != nil:
-		d.SrcQP, d.SrcQPKnown = fl.peer.key.DstQP, true
-		d.CNPs = fl.peer.cnps
+	case fl.Peer != nil:
+		d.SrcQP, d.SrcQPKnown = fl.Peer.Key.DstQP, true
+		d.CNPs = fl.Peer.cnps
 	case fl.udSrcKnown && !fl.udManySrc:
 		d.SrcQP, d.SrcQPKnown = fl.udSrcQP, true
 	}

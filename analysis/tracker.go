@@ -59,12 +59,7 @@ const (
 // Tracker follows conversations. The zero value is not usable: call New.
 type Tracker struct {
 	opts      Options
-	flows     map[FlowKey]*flow
-	order     []*flow
-	byPair    map[pairKey][]*flow
-	cmPending map[cmKey]*cmREQ
-	cmDone    map[cmKey]*CMInfo
-	cmRejects uint64
+	conns     *Conns[flow, *flow]
 	recent    [recentFlows]*flow // flows by FlowKey.quick, checked before the map
 	frames    uint64
 	ib        uint64
@@ -78,13 +73,9 @@ func New(opts Options) *Tracker {
 	if !rc.ValidMTU(opts.PMTU) {
 		opts.PMTU = 0
 	}
-	return &Tracker{
-		opts:      opts,
-		flows:     make(map[FlowKey]*flow),
-		byPair:    make(map[pairKey][]*flow),
-		cmPending: make(map[cmKey]*cmREQ),
-		cmDone:    make(map[cmKey]*CMInfo),
-	}
+	t := &Tracker{opts: opts}
+	t.conns = NewConns(t.newFlow)
+	return t
 }
 
 // Observe records one frame and appends its anomalies to warnings, which it
@@ -206,28 +197,22 @@ const recentFlows = 256
 // indexed by a hash of the key is checked first; the map only on a miss.
 func (t *Tracker) lookup(k *FlowKey) *flow {
 	r := &t.recent[k.quick()%recentFlows]
-	if c := *r; c != nil && c.key.same(k) {
+	if c := *r; c != nil && c.Key.same(k) {
 		return c
 	}
-	fl := t.flow(*k)
+	fl := t.conns.Flow(*k)
 	*r = fl
 	return fl
 }
 
-// flow returns the flow for k, creating it.
-func (t *Tracker) flow(k FlowKey) *flow {
-	if fl, ok := t.flows[k]; ok {
-		return fl
-	}
-	fl := &flow{key: k, pmtu: t.opts.PMTU, created: t.seq}
+// newFlow makes the flow of a key seen for the first time.
+func (t *Tracker) newFlow(k FlowKey) *flow {
+	fl := &flow{pmtu: t.opts.PMTU, created: t.seq}
+	fl.Key = k
 	if fl.pmtu != 0 {
 		fl.pmtuFrom = fromOption
 	}
 	fl.req.init()
-	t.flows[k] = fl
-	t.order = append(t.order, fl)
-	pk := pairKey{k.Encap, k.Src, k.Dst}
-	t.byPair[pk] = append(t.byPair[pk], fl)
 	return fl
 }
 
@@ -247,7 +232,7 @@ func (t *Tracker) ud(fl *flow, o *Obs, w []Warning) []Warning {
 		}
 	}
 	fl.msgs[kindSend].add(uint64(o.payload))
-	if o.cm.present {
+	if o.cm.Attr != 0 {
 		t.cm(o)
 	}
 	return w
@@ -397,9 +382,11 @@ func (t *Tracker) request(fl *flow, o *Obs, w []Warning) []Warning {
 // fl; it answers requests of fl's peer.
 func (t *Tracker) response(fl *flow, o *Obs, w []Warning) []Warning {
 	op, q, now := o.op, o.psn, o.ts
-	peer := fl.peer
+	peer := fl.Peer
 	if peer == nil {
-		peer = t.pairByPSN(fl, q)
+		if peer = t.conns.PairByPSN(fl, q); peer != nil {
+			t.paired(fl, peer)
+		}
 	}
 	var s *reqStream
 	if peer != nil && peer.req.started {
@@ -535,33 +522,9 @@ func (t *Tracker) readResponse(fl, peer *flow, s *reqStream, o *Obs, w []Warning
 	return w
 }
 
-// pairByPSN looks, among the unpaired reverse flows that have sent
-// requests, for the one whose request PSN range holds q, and pairs it with
-// fl (the most recently active one if several do).
-func (t *Tracker) pairByPSN(fl *flow, q uint32) *flow {
-	var best *flow
-	for _, c := range t.byPair[pairKey{fl.key.Encap, fl.key.Dst, fl.key.Src}] {
-		if c == fl || c.peer != nil || !c.req.started || !c.req.contains(q) {
-			continue
-		}
-		if best == nil || c.req.lastTS > best.req.lastTS {
-			best = c
-		}
-	}
-	if best != nil {
-		t.pair(fl, best, pairedPSN)
-	}
-	return best
-}
-
-func (t *Tracker) pair(a, b *flow, how pairing) {
-	for _, x := range []*flow{a, b} {
-		if x.peer != nil && x.peer != a && x.peer != b {
-			x.peer.peer, x.peer.pairedBy = nil, 0
-		}
-	}
-	a.peer, b.peer = b, a
-	a.pairedBy, b.pairedBy = how, how
+// paired makes the two directions of a connection share what one knows of
+// the path MTU.
+func (t *Tracker) paired(a, b *flow) {
 	switch {
 	case a.pmtuFrom > b.pmtuFrom:
 		b.pmtu, b.pmtuFrom = a.pmtu, a.pmtuFrom

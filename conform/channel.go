@@ -660,7 +660,7 @@ func (ch *channel) advance(lvl uint32, n int, nak bool) {
 // peer.
 func (c *Checker) response(fl *flow, n int, p *packet.Packet) {
 	q := p.BTH.PSN()
-	peer := fl.peer
+	peer := fl.Peer
 	if peer == nil {
 		peer = c.pairByPSN(fl, q)
 	}
@@ -1193,7 +1193,7 @@ func (c *Checker) finish(fl *flow) {
 				psnStr(x.psn), psnStr(x.level), psnStr(x.level), psnStr(rc.AddPSN(x.psn, rc.PSNMask)))
 		}
 	}
-	if !ch.started || fl.errFrame != 0 || fl.peer != nil && fl.peer.errFrame != 0 {
+	if !ch.started || fl.errFrame != 0 || fl.Peer != nil && fl.Peer.errFrame != 0 {
 		// In the Error state every request completes in error (§5.10).
 		ch.outstanding = 0
 		return

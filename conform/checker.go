@@ -48,10 +48,7 @@ var crcTable = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32
 // flow is one direction between two QPs: the requests its source QP sends
 // (req) and the responses its source QP sends to the peer flow's requests.
 type flow struct {
-	key      analysis.FlowKey
-	peer     *flow
-	pairedBy string // "cm", "psn" or ""
-	cmInfo   *cmInfo
+	analysis.Link[flow]
 
 	req channel
 
@@ -67,44 +64,13 @@ type flow struct {
 	seq                   int // creation order
 }
 
-// cmInfo is what a CM REQ/REP exchange said about a connection.
-type cmInfo struct {
-	reqFrame, repFrame int
-	activeQPN          uint32
-	passiveQPN         uint32
-	pmtu               int
-	pkey               uint16
-}
-
-type cmKey struct {
-	encap           packet.Encap
-	active, passive analysis.Addr
-	comm            uint32
-}
-
-type cmREQ struct {
-	qpn, psn uint32
-	mtu      int
-	pkey     uint16
-	rc       bool
-	frame    int
-}
-
-type pairKey struct {
-	encap    packet.Encap
-	src, dst analysis.Addr
-}
-
 // Checker replays the RC connections of a capture and reports every
 // departure from the spec it can prove. Feed it every frame in capture
 // order with Frame, then call Finish. It is not safe for concurrent use.
 type Checker struct {
-	opts      Options
-	flows     map[analysis.FlowKey]*flow
-	order     []*flow
-	byPair    map[pairKey][]*flow
-	cmPending map[cmKey]*cmREQ
-	cache     [2]*flow
+	opts  Options
+	table *analysis.Conns[flow, *flow]
+	cache [2]*flow
 
 	frames, ibFrames, rcFrames, other int
 	counts                            map[Kind]int
@@ -129,13 +95,9 @@ func New(opts Options) *Checker {
 	if !rc.ValidMTU(opts.PMTU) {
 		opts.PMTU = 0
 	}
-	return &Checker{
-		opts:      opts,
-		flows:     make(map[analysis.FlowKey]*flow),
-		byPair:    make(map[pairKey][]*flow),
-		cmPending: make(map[cmKey]*cmREQ),
-		counts:    make(map[Kind]int),
-	}
+	c := &Checker{opts: opts, counts: make(map[Kind]int)}
+	c.table = analysis.NewConns(c.newFlow)
+	return c
 }
 
 // report records a finding about frame n.
@@ -213,7 +175,7 @@ func (c *Checker) Frame(n int, ts time.Time, f *packet.Frame, decodeErr error, d
 		c.other++
 		return c.out
 	}
-	if op.IsResponse() && fl.peer == nil {
+	if op.IsResponse() && fl.Peer == nil {
 		c.pairByPSN(fl, p.BTH.PSN())
 	}
 	c.checkPKey(fl, n, p.BTH.PKey())
@@ -259,13 +221,13 @@ func (c *Checker) malformed(n int, err error) {
 
 // checkPKey compares a packet's P_Key with the connection's (§5.11).
 func (c *Checker) checkPKey(fl *flow, n int, pk uint16) {
-	if !fl.pkeySet && fl.peer != nil && fl.peer.pkeySet {
-		fl.pkey, fl.pkeySet = fl.peer.pkey, true
+	if !fl.pkeySet && fl.Peer != nil && fl.Peer.pkeySet {
+		fl.pkey, fl.pkeySet = fl.Peer.pkey, true
 	}
 	if !fl.pkeySet {
 		fl.pkey, fl.pkeySet = pk, true
-		if fl.peer != nil && !fl.peer.pkeySet {
-			fl.peer.pkey, fl.peer.pkeySet = pk, true
+		if fl.Peer != nil && !fl.Peer.pkeySet {
+			fl.Peer.pkey, fl.Peer.pkeySet = pk, true
 		}
 		return
 	}
@@ -295,39 +257,41 @@ func (c *Checker) lookup(f *packet.Frame, qp uint32) *flow {
 	src, dst := frameAddrs(f)
 	k := analysis.FlowKey{Encap: f.Encap, Src: src, Dst: dst, DstQP: qp}
 	for _, x := range c.cache {
-		if x != nil && x.key == k {
+		if x != nil && x.Key == k {
 			return x
 		}
 	}
-	fl := c.flow(k)
+	fl := c.table.Flow(k)
 	c.cache[1], c.cache[0] = c.cache[0], fl
 	return fl
 }
 
-func (c *Checker) flow(k analysis.FlowKey) *flow {
-	if fl, ok := c.flows[k]; ok {
-		return fl
-	}
-	fl := &flow{key: k, seq: len(c.order)}
+// newFlow makes the flow of a key seen for the first time.
+func (c *Checker) newFlow(k analysis.FlowKey) *flow {
+	fl := &flow{seq: c.table.Len()}
+	fl.Key = k
 	if c.opts.PMTU != 0 {
 		fl.pmtu, fl.pmtuFrom = c.opts.PMTU, mtuOption
 	}
-	c.flows[k] = fl
-	c.order = append(c.order, fl)
-	pk := pairKey{k.Encap, k.Src, k.Dst}
-	c.byPair[pk] = append(c.byPair[pk], fl)
 	return fl
 }
 
-// pair makes a and b the two directions of one connection.
-func (c *Checker) pair(a, b *flow, how string) {
-	for _, x := range [2]*flow{a, b} {
-		if x.peer != nil && x.peer != a && x.peer != b {
-			x.peer.peer, x.peer.pairedBy = nil, ""
-		}
-	}
-	a.peer, b.peer = b, a
-	a.pairedBy, b.pairedBy = how, how
+// FlowLink returns the flow's place in the Checker's Conns.
+func (fl *flow) FlowLink() *analysis.Link[flow] { return &fl.Link }
+
+// SentPSN reports whether the flow has carried requests that used PSN q:
+// q lies between the first PSN and the end of what was sent.
+func (fl *flow) SentPSN(q uint32) bool {
+	ch := &fl.req
+	return ch.started && ch.slots.len() > 0 && rc.DiffPSN(q, ch.first) >= 0 && rc.DiffPSN(q, ch.sentEnd()) < 0
+}
+
+// Recent is the number of the flow's last frame.
+func (fl *flow) Recent() int64 { return int64(fl.lastFrame) }
+
+// paired makes the two directions of a connection share what one knows of
+// the path MTU and the P_Key.
+func (c *Checker) paired(a, b *flow) {
 	switch {
 	case a.pmtuFrom > b.pmtuFrom:
 		c.setPMTU(b, a.pmtu, a.pmtuFrom)
@@ -342,24 +306,12 @@ func (c *Checker) pair(a, b *flow, how string) {
 	}
 }
 
-// pairByPSN finds, among the unpaired reverse flows that sent requests,
-// the one whose PSN range holds q (the most recent if several), and pairs
-// it with fl, which carries a response with PSN q.
+// pairByPSN pairs fl, which carries a response with PSN q, with the
+// reverse flow whose requests used q (analysis.Conns.PairByPSN).
 func (c *Checker) pairByPSN(fl *flow, q uint32) *flow {
-	var best *flow
-	for _, x := range c.byPair[pairKey{fl.key.Encap, fl.key.Dst, fl.key.Src}] {
-		if x == fl || x.peer != nil || !x.req.started || x.req.slots.len() == 0 {
-			continue
-		}
-		if rc.DiffPSN(q, x.req.first) < 0 || rc.DiffPSN(q, x.req.sentEnd()) >= 0 {
-			continue
-		}
-		if best == nil || x.lastFrame > best.lastFrame {
-			best = x
-		}
-	}
+	best := c.table.PairByPSN(fl, q)
 	if best != nil {
-		c.pair(fl, best, "psn")
+		c.paired(fl, best)
 	}
 	return best
 }
@@ -367,7 +319,7 @@ func (c *Checker) pairByPSN(fl *flow, q uint32) *flow {
 // setPMTU records fl's (and its peer's) path MTU and resolves the READs
 // whose PSN count was waiting for it.
 func (c *Checker) setPMTU(fl *flow, n int, from mtuSource) {
-	for _, x := range [2]*flow{fl, fl.peer} {
+	for _, x := range [2]*flow{fl, fl.Peer} {
 		if x == nil {
 			continue
 		}
@@ -386,54 +338,29 @@ func (c *Checker) learnPMTU(fl *flow, n int) {
 	}
 }
 
-// cm learns QPNs, starting PSNs, PMTU and P_Key from a CM REQ/REP pair.
+// cm learns QPNs, starting PSNs, PMTU and P_Key from a CM REQ/REP pair
+// that sets up a reliable connection.
 func (c *Checker) cm(f *packet.Frame, n int) {
-	m, err := cm.FromPacket(&f.Transport)
+	mad, err := cm.FromPacket(&f.Transport)
 	if err != nil {
 		return
 	}
+	var m analysis.CMMessage
+	m.Set(mad)
 	src, dst := frameAddrs(f)
-	switch m.AttributeID() {
-	case cm.AttrREQ:
-		r, err := m.REQ()
-		if err != nil {
-			return
-		}
-		k := cmKey{f.Encap, src, dst, r.LocalCommID()}
-		if _, ok := c.cmPending[k]; ok {
-			return
-		}
-		c.cmPending[k] = &cmREQ{qpn: r.LocalQPN(), psn: r.StartingPSN(), mtu: cm.MTUBytes(r.PathMTU()), pkey: r.PKey(),
-			rc: r.TransportType() == cm.ServiceRC, frame: n}
-	case cm.AttrREP:
-		r, err := m.REP()
-		if err != nil {
-			return
-		}
-		k := cmKey{f.Encap, dst, src, r.RemoteCommID()}
-		req, ok := c.cmPending[k]
-		if !ok {
-			return
-		}
-		delete(c.cmPending, k)
-		if !req.rc {
-			return
-		}
-		info := &cmInfo{reqFrame: req.frame, repFrame: n, activeQPN: req.qpn, passiveQPN: r.LocalQPN(), pmtu: req.mtu, pkey: req.pkey}
-		// Active -> passive requests go to the passive QP and start at the
-		// REP's PSN; passive -> active at the REQ's.
-		ap := c.flow(analysis.FlowKey{Encap: f.Encap, Src: dst, Dst: src, DstQP: r.LocalQPN()})
-		pa := c.flow(analysis.FlowKey{Encap: f.Encap, Src: src, Dst: dst, DstQP: req.qpn})
-		c.pair(ap, pa, "cm")
-		ap.cmInfo, pa.cmInfo = info, info
-		ap.req.startAt(r.StartingPSN())
-		pa.req.startAt(req.psn)
-		if req.pkey != 0 && !ap.pkeySet {
-			ap.pkey, ap.pkeySet = req.pkey, true
-			pa.pkey, pa.pkeySet = req.pkey, true
-		}
-		if rc.ValidMTU(req.mtu) && ap.pmtuFrom < mtuCM {
-			c.setPMTU(ap, req.mtu, mtuCM)
-		}
+	info := c.table.LearnCM(f.Encap, src, dst, &m, n)
+	if info == nil || info.Transport != cm.ServiceRC.String() {
+		return
+	}
+	ap, pa := c.table.PairCM(f.Encap, info)
+	c.paired(ap, pa)
+	ap.req.startAt(info.REPStartingPSN)
+	pa.req.startAt(info.REQStartingPSN)
+	if info.PKey != 0 && !ap.pkeySet {
+		ap.pkey, ap.pkeySet = info.PKey, true
+		pa.pkey, pa.pkeySet = info.PKey, true
+	}
+	if rc.ValidMTU(info.PMTU) && ap.pmtuFrom < mtuCM {
+		c.setPMTU(ap, info.PMTU, mtuCM)
 	}
 }
