@@ -428,12 +428,13 @@ func (fl *flow) mtu() int { return fl.pmtu }
 // whose RETH the capture cut can have asked for.
 const maxMessage = 1 << 31
 
-// maxReadPSNs bounds the PSNs a READ of unknown length (its RETH cut by
-// the capture) reserves: the count for maxMessage at the PMTU (256 when
-// unknown), but at most 2^22, a quarter of the PSN space. The largest
-// message at PMTU 256 needs 2^23 PSNs, and 24-bit PSN arithmetic could not
-// then tell the PSNs before the READ from those it reserves.
-func maxReadPSNs(pmtu int) uint32 {
+// MaxReadPSNs bounds the PSNs a READ of unknown length (its RETH cut by
+// the capture) reserves: the count for the largest message, 2^31 bytes, at
+// path MTU pmtu (256 when pmtu is 0, unknown), but at most 2^22, a quarter
+// of the PSN space. The largest message at PMTU 256 needs 2^23 PSNs, and
+// 24-bit PSN arithmetic could not then tell the PSNs before the READ from
+// those it reserves.
+func MaxReadPSNs(pmtu int) uint32 {
 	if pmtu <= 0 {
 		pmtu = 256
 	}

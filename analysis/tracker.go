@@ -543,7 +543,7 @@ func consumed(op opcode.Opcode, rethLen uint32, lenCut bool, pmtu int) (lo, hi u
 		return 1, 1
 	}
 	if lenCut {
-		return 1, maxReadPSNs(pmtu)
+		return 1, MaxReadPSNs(pmtu)
 	}
 	if pmtu != 0 {
 		n := rc.Packets(rethLen, pmtu)

@@ -5,6 +5,7 @@ import (
 	"hash/crc32"
 
 	"github.com/rocekit/rocekit/aeth"
+	"github.com/rocekit/rocekit/analysis"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/rc"
@@ -119,18 +120,6 @@ func (ch *channel) startAt(q uint32) {
 }
 
 func psnStr(q uint32) string { return fmt.Sprintf("0x%06x", q&rc.PSNMask) }
-
-// maxReadPSNs bounds the PSNs a READ whose RETH the capture cut can have
-// reserved: N for the largest message, 2^31 bytes, at the PMTU (256 while
-// it is unknown), but at most 2^22, a quarter of the PSN space: at PMTU 256
-// that message needs 2^23, and 24-bit PSN arithmetic could not then tell
-// the PSNs before the READ from those it reserves.
-func maxReadPSNs(pmtu int) uint32 {
-	if pmtu <= 0 {
-		pmtu = 256
-	}
-	return min(rc.Packets(1<<31, pmtu), 1<<22)
-}
 
 // request checks a request packet on fl.
 func (c *Checker) request(fl *flow, n int, p *packet.Packet) {
@@ -251,7 +240,7 @@ func (c *Checker) newSlot(fl *flow, n int, s *slot, pad uint8, idx int) {
 		if s.ethCut {
 			// The capture cut the RETH: N is only bounded, and learnt from
 			// the responses or the next request.
-			s.spanLo, s.spanHi = 1, maxReadPSNs(fl.pmtu)
+			s.spanLo, s.spanHi = 1, analysis.MaxReadPSNs(fl.pmtu)
 			s.span, s.spanKnown = 1, false
 		} else if fl.pmtu != 0 {
 			s.span = rc.Packets(s.dlen, fl.pmtu)

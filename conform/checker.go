@@ -237,24 +237,9 @@ func (c *Checker) checkPKey(fl *flow, n int, pk uint16) {
 	}
 }
 
-// frameAddrs returns the source and destination addresses of an IB frame.
-func frameAddrs(f *packet.Frame) (src, dst analysis.Addr) {
-	switch f.Encap {
-	case packet.RoCEv2IPv4:
-		return analysis.IPv4Addr([4]byte(f.IPv4[12:16])), analysis.IPv4Addr([4]byte(f.IPv4[16:20]))
-	case packet.RoCEv2IPv6:
-		return analysis.IPv6Addr([16]byte(f.IPv6[8:24])), analysis.IPv6Addr([16]byte(f.IPv6[24:40]))
-	case packet.RoCEv1, packet.IBGlobal:
-		return analysis.GIDAddr([16]byte(f.GRH.SGID())), analysis.GIDAddr([16]byte(f.GRH.DGID()))
-	case packet.IBLocal:
-		return analysis.LIDAddr(f.LRH.SLID()), analysis.LIDAddr(f.LRH.DLID())
-	}
-	return analysis.Addr{}, analysis.Addr{}
-}
-
 // lookup returns the flow of frame f to QP qp, creating it.
 func (c *Checker) lookup(f *packet.Frame, qp uint32) *flow {
-	src, dst := frameAddrs(f)
+	src, dst := analysis.FrameAddrs(f)
 	k := analysis.FlowKey{Encap: f.Encap, Src: src, Dst: dst, DstQP: qp}
 	for _, x := range c.cache {
 		if x != nil && x.Key == k {
@@ -347,7 +332,7 @@ func (c *Checker) cm(f *packet.Frame, n int) {
 	}
 	var m analysis.CMMessage
 	m.Set(mad)
-	src, dst := frameAddrs(f)
+	src, dst := analysis.FrameAddrs(f)
 	info := c.table.LearnCM(f.Encap, src, dst, &m, n)
 	if info == nil || info.Transport != cm.ServiceRC.String() {
 		return
