@@ -421,8 +421,7 @@ func (t *Tracker) response(fl *flow, o *Obs, w []Warning) []Warning {
 			}
 		}
 	}
-	switch op.Operation() {
-	case opcode.RDMAReadResponseFirst, opcode.RDMAReadResponseMiddle, opcode.RDMAReadResponseLast, opcode.RDMAReadResponseOnly:
+	if op.Family() == opcode.FamilyReadResponse {
 		w = t.readResponse(fl, peer, s, o, w)
 	}
 	return w
