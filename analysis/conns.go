@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"github.com/rocekit/rocekit/cm"
+	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
 )
 
@@ -11,17 +12,20 @@ type Pairing uint8
 // Pairings.
 const (
 	Unpaired    Pairing = iota
-	PairedByPSN         // a response's PSN fell among the reverse flow's requests
+	PairedByPSN         // a response's PSN fell among the requests of one reverse flow
 	PairedByCM          // a CM REQ/REP exchange named both QPs
+	Ambiguous           // unpaired: a response's PSN fell among the requests of several reverse flows
 )
 
-// String returns "", "psn" or "cm".
+// String returns "", "psn", "cm" or "ambiguous".
 func (p Pairing) String() string {
 	switch p {
 	case PairedByPSN:
 		return "psn"
 	case PairedByCM:
 		return "cm"
+	case Ambiguous:
+		return "ambiguous"
 	}
 	return ""
 }
@@ -42,17 +46,18 @@ type Linked[F any] interface {
 	*F
 	// FlowLink returns the flow's Link.
 	FlowLink() *Link[F]
-	// SentPSN reports whether the flow has carried requests and q lies
-	// among the PSNs they used.
-	SentPSN(q uint32) bool
-	// Recent orders flows by their last activity: larger is more recent.
-	Recent() int64
+	// Requested reports whether the flow has carried a request that a
+	// response resp with PSN q can answer: q lies among the PSNs its
+	// requests used, and, as far as the flow's state tells, the request
+	// at q is of the kind resp answers (a READ, FLUSH or ATOMIC WRITE for
+	// a READ response, an atomic for an ATOMIC ACK).
+	Requested(q uint32, resp opcode.Opcode) bool
 }
 
 // Conns is the table of the flows of a capture: flows are keyed by
 // FlowKey (addresses and destination QP), the two directions of a
 // connection are paired by the CM REQ/REP exchange when the capture holds
-// one, else by the PSN of the first response, and a CM exchange teaches
+// one, else by the PSN of a response, and a CM exchange teaches
 // the QPs' starting PSNs and path MTU (LearnCM). It is the one home of
 // these rules for the Tracker and for the conformance checker. The zero
 // Conns is not usable: call NewConns.
@@ -112,25 +117,42 @@ func (c *Conns[F, P]) Pair(a, b P, how Pairing) {
 	la.PairedBy, lb.PairedBy = how, how
 }
 
-// PairByPSN pairs fl, which carries a response with PSN q and has no peer,
-// with the flow of the other direction between the same two addresses
-// whose requests used q: among the unpaired ones that did, the most
-// recently active. It returns that flow, or nil when none did.
-func (c *Conns[F, P]) PairByPSN(fl P, q uint32) P {
+// PairByPSN pairs fl, which carries a response resp with PSN q and has no
+// peer, with the flow of the other direction between the same two
+// addresses whose requests resp can answer (Linked.Requested), and returns
+// it. A response names its requester's QP (fl's DestQP) but not its own,
+// and a request names only the responder's QP, so without a CM exchange the
+// PSN and the kind of request are the evidence: when no unpaired reverse
+// flow sent such a request PairByPSN returns nil; when several did
+// (QPs whose PSN ranges overlap, as when every QP starts at the same PSN)
+// the capture does not say which one fl answers, and PairByPSN pairs
+// nothing, marks fl and those flows Ambiguous and returns nil. A later
+// response of fl may settle it.
+func (c *Conns[F, P]) PairByPSN(fl P, q uint32, resp opcode.Opcode) P {
 	k := &fl.FlowLink().Key
-	var best P
-	for _, x := range c.byPair[pairKey{k.Encap, k.Dst, k.Src}] {
-		if x == fl || x.FlowLink().Peer != nil || !x.SentPSN(q) {
+	var found P
+	n := 0
+	rev := c.byPair[pairKey{k.Encap, k.Dst, k.Src}]
+	for _, x := range rev {
+		if x == fl || x.FlowLink().Peer != nil || !x.Requested(q, resp) {
 			continue
 		}
-		if best == nil || x.Recent() > best.Recent() {
-			best = x
+		found = x
+		n++
+	}
+	switch {
+	case n == 1:
+		c.Pair(fl, found, PairedByPSN)
+		return found
+	case n > 1:
+		fl.FlowLink().PairedBy = Ambiguous
+		for _, x := range rev {
+			if x != fl && x.FlowLink().Peer == nil && x.Requested(q, resp) {
+				x.FlowLink().PairedBy = Ambiguous
+			}
 		}
 	}
-	if best != nil {
-		c.Pair(fl, best, PairedByPSN)
-	}
-	return best
+	return nil
 }
 
 // CMMessage is what a CM MAD to QP1 says that Conns learns from. It holds

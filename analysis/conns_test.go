@@ -8,19 +8,20 @@ import (
 
 	"github.com/rocekit/rocekit/analysis"
 	"github.com/rocekit/rocekit/cm"
+	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
 )
 
-// tflow is a flow that sent requests with PSNs lo..hi-1, last at time at.
+// tflow is a flow that sent requests with PSNs lo..hi-1, a READ at lo.
 type tflow struct {
 	analysis.Link[tflow]
 	lo, hi uint32
-	at     int64
 }
 
 func (f *tflow) FlowLink() *analysis.Link[tflow] { return &f.Link }
-func (f *tflow) SentPSN(q uint32) bool           { return f.hi > f.lo && q >= f.lo && q < f.hi }
-func (f *tflow) Recent() int64                   { return f.at }
+func (f *tflow) Requested(q uint32, resp opcode.Opcode) bool {
+	return f.hi > f.lo && q >= f.lo && q < f.hi && (resp != opcode.RCRDMAReadResponseOnly || q == f.lo)
+}
 
 func newTable() *analysis.Conns[tflow, *tflow] {
 	return analysis.NewConns(func(k analysis.FlowKey) *tflow {
@@ -50,19 +51,43 @@ func TestConnsPairByPSN(t *testing.T) {
 	c := newTable()
 	resp := c.Flow(key(hostB, hostA, 0x11))
 	old := c.Flow(key(hostA, hostB, 0x21))
-	old.lo, old.hi, old.at = 100, 200, 1
+	old.lo, old.hi = 100, 200
 	newer := c.Flow(key(hostA, hostB, 0x22))
-	newer.lo, newer.hi, newer.at = 150, 250, 5
+	newer.lo, newer.hi = 150, 250
 	other := c.Flow(key(hostA, analysis.IPv4Addr([4]byte{10, 0, 0, 3}), 0x23))
-	other.lo, other.hi, other.at = 0, 1000, 9
+	other.lo, other.hi = 0, 1000
 
-	assert.Nil(t, c.PairByPSN(resp, 300), "no reverse flow sent PSN 300")
+	assert.Nil(t, c.PairByPSN(resp, 300, opcode.RCAcknowledge), "no reverse flow sent PSN 300")
 	assert.Nil(t, resp.Peer)
-	require.Same(t, newer, c.PairByPSN(resp, 160), "the most recent of the flows that sent 160")
+	assert.Equal(t, analysis.Unpaired, resp.PairedBy)
+
+	// Both old and newer sent PSN 160: the capture does not say which one
+	// resp answers.
+	assert.Nil(t, c.PairByPSN(resp, 160, opcode.RCAcknowledge))
+	assert.Nil(t, resp.Peer)
+	assert.Equal(t, analysis.Ambiguous, resp.PairedBy)
+	assert.Equal(t, analysis.Ambiguous, old.PairedBy)
+	assert.Equal(t, analysis.Ambiguous, newer.PairedBy)
+	assert.Equal(t, analysis.Unpaired, other.PairedBy, "a flow to another host is no candidate")
+	assert.Equal(t, "ambiguous", resp.PairedBy.String())
+
+	// Only newer sent PSN 220.
+	require.Same(t, newer, c.PairByPSN(resp, 220, opcode.RCAcknowledge))
 	assert.Same(t, newer, resp.Peer)
 	assert.Same(t, resp, newer.Peer)
 	assert.Equal(t, analysis.PairedByPSN, resp.PairedBy)
 	assert.Equal(t, "psn", newer.PairedBy.String())
+
+	// Both sent PSN 150, but only the READ of old2 is answered by a READ
+	// response at 150.
+	c2 := newTable()
+	resp2 := c2.Flow(key(hostB, hostA, 0x11))
+	old2 := c2.Flow(key(hostA, hostB, 0x21))
+	old2.lo, old2.hi = 150, 200
+	newer2 := c2.Flow(key(hostA, hostB, 0x22))
+	newer2.lo, newer2.hi = 100, 250
+	require.Same(t, old2, c2.PairByPSN(resp2, 150, opcode.RCRDMAReadResponseOnly))
+	assert.Equal(t, analysis.Unpaired, newer2.PairedBy)
 
 	// Pairing resp with another flow unpairs newer.
 	c.Pair(resp, old, analysis.PairedByCM)

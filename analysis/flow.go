@@ -416,11 +416,16 @@ type flow struct {
 // FlowLink returns the flow's place in the Tracker's Conns.
 func (fl *flow) FlowLink() *Link[flow] { return &fl.Link }
 
-// SentPSN reports whether the flow has carried requests that used PSN q.
-func (fl *flow) SentPSN(q uint32) bool { return fl.req.started && fl.req.contains(q) }
-
-// Recent is the time of the flow's last request.
-func (fl *flow) Recent() int64 { return fl.req.lastTS }
+// Requested reports whether the flow has carried a request that a
+// response resp with PSN q can answer: one that used q, an outstanding
+// READ, FLUSH or ATOMIC WRITE for a READ response.
+func (fl *flow) Requested(q uint32, resp opcode.Opcode) bool {
+	s := &fl.req
+	if !s.started || !s.contains(q) {
+		return false
+	}
+	return resp.Family() != opcode.FamilyReadResponse || s.findRead(q) != nil
+}
 
 func (fl *flow) mtu() int { return fl.pmtu }
 

@@ -33,9 +33,12 @@ type WarningCount struct {
 // Connection is a pair of flows answering each other, or a single flow
 // whose reverse direction was not identified (UD flows, one-sided captures).
 type Connection struct {
-	ID       int // 1-based, in order of first appearance
-	Encap    packet.Encap
-	PairedBy string // "cm", "psn" (a response PSN matched the requests), or ""
+	ID    int // 1-based, in order of first appearance
+	Encap packet.Encap
+	// PairedBy is "cm", "psn" (a response PSN matched the requests of one
+	// reverse flow), "ambiguous" (unpaired: it matched those of several,
+	// and the capture does not say which), or "".
+	PairedBy string
 	PMTU     int    // 0 when unknown
 	PMTUFrom string // "cm", "packets", "option", or ""
 	// A is the first direction seen (for a CM-paired connection, the active
@@ -187,9 +190,9 @@ func summarize(ts []*Tracker) *Summary {
 		}
 		c := &Connection{ID: len(s.Connections) + 1, Encap: a.Key.Encap, PMTU: a.pmtu, CM: a.CM, A: a.direction()}
 		c.PMTUFrom = [...]string{"", "option", "cm", "packets"}[a.pmtuFrom]
+		c.PairedBy = a.PairedBy.String()
 		if b != nil {
 			c.B = b.direction()
-			c.PairedBy = a.PairedBy.String()
 		}
 		s.Connections = append(s.Connections, c)
 	}
@@ -317,8 +320,11 @@ func (s *Summary) WriteText(w io.Writer) error {
 	fmt.Fprintf(ew, "\nwarnings: %s\n", warningList(s.Warnings))
 	for _, c := range s.Connections {
 		fmt.Fprintf(ew, "\nconnection %d  %s", c.ID, c.Encap)
-		if c.B != nil {
+		switch {
+		case c.B != nil:
 			fmt.Fprintf(ew, "  paired by %s", c.PairedBy)
+		case c.PairedBy == "ambiguous":
+			fmt.Fprintf(ew, "  pairing ambiguous")
 		}
 		if c.PMTU > 0 {
 			fmt.Fprintf(ew, "  PMTU %d (%s)", c.PMTU, c.PMTUFrom)

@@ -384,7 +384,7 @@ func (t *Tracker) response(fl *flow, o *Obs, w []Warning) []Warning {
 	op, q, now := o.op, o.psn, o.ts
 	peer := fl.Peer
 	if peer == nil {
-		if peer = t.conns.PairByPSN(fl, q); peer != nil {
+		if peer = t.conns.PairByPSN(fl, q, op); peer != nil {
 			t.paired(fl, peer)
 		}
 	}

@@ -651,7 +651,7 @@ func (c *Checker) response(fl *flow, n int, p *packet.Packet) {
 	q := p.BTH.PSN()
 	peer := fl.Peer
 	if peer == nil {
-		peer = c.pairByPSN(fl, q)
+		peer = c.pairByPSN(fl, q, p.BTH.Opcode())
 	}
 	if peer == nil || !peer.req.started {
 		return
@@ -1184,6 +1184,12 @@ func (c *Checker) finish(fl *flow) {
 	}
 	if !ch.started || fl.errFrame != 0 || fl.Peer != nil && fl.Peer.errFrame != 0 {
 		// In the Error state every request completes in error (§5.10).
+		ch.outstanding = 0
+		return
+	}
+	if fl.Peer == nil && fl.PairedBy == analysis.Ambiguous {
+		// Its answers cannot be told from another flow's: none is judged
+		// missing.
 		ch.outstanding = 0
 		return
 	}

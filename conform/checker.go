@@ -176,7 +176,7 @@ func (c *Checker) Frame(n int, ts time.Time, f *packet.Frame, decodeErr error, d
 		return c.out
 	}
 	if op.IsResponse() && fl.Peer == nil {
-		c.pairByPSN(fl, p.BTH.PSN())
+		c.pairByPSN(fl, p.BTH.PSN(), op)
 	}
 	c.checkPKey(fl, n, p.BTH.PKey())
 	if fl.errFrame != 0 {
@@ -264,15 +264,25 @@ func (c *Checker) newFlow(k analysis.FlowKey) *flow {
 // FlowLink returns the flow's place in the Checker's Conns.
 func (fl *flow) FlowLink() *analysis.Link[flow] { return &fl.Link }
 
-// SentPSN reports whether the flow has carried requests that used PSN q:
-// q lies between the first PSN and the end of what was sent.
-func (fl *flow) SentPSN(q uint32) bool {
+// Requested reports whether the flow has carried a request that a
+// response resp with PSN q can answer: q lies between the first PSN and
+// the end of what was sent, and the request kept at q is one that READ
+// responses answer, for a READ response, or an atomic, for an ATOMIC ACK.
+func (fl *flow) Requested(q uint32, resp opcode.Opcode) bool {
 	ch := &fl.req
-	return ch.started && ch.slots.len() > 0 && rc.DiffPSN(q, ch.first) >= 0 && rc.DiffPSN(q, ch.sentEnd()) < 0
+	if !ch.started || ch.slots.len() == 0 || rc.DiffPSN(q, ch.first) < 0 || rc.DiffPSN(q, ch.sentEnd()) >= 0 {
+		return false
+	}
+	switch resp.Family() {
+	case opcode.FamilyReadResponse:
+		i := ch.slots.find(q)
+		return i >= 0 && rc.AnsweredByRead(ch.slots.at(i).op)
+	case opcode.FamilyAtomicAck:
+		i := ch.slots.find(q)
+		return i >= 0 && ch.slots.at(i).psn == q && ch.slots.at(i).op.Family() == opcode.FamilyAtomic
+	}
+	return true
 }
-
-// Recent is the number of the flow's last frame.
-func (fl *flow) Recent() int64 { return int64(fl.lastFrame) }
 
 // paired makes the two directions of a connection share what one knows of
 // the path MTU and the P_Key.
@@ -291,10 +301,10 @@ func (c *Checker) paired(a, b *flow) {
 	}
 }
 
-// pairByPSN pairs fl, which carries a response with PSN q, with the
-// reverse flow whose requests used q (analysis.Conns.PairByPSN).
-func (c *Checker) pairByPSN(fl *flow, q uint32) *flow {
-	best := c.table.PairByPSN(fl, q)
+// pairByPSN pairs fl, which carries a response resp with PSN q, with the
+// reverse flow whose requests it answers (analysis.Conns.PairByPSN).
+func (c *Checker) pairByPSN(fl *flow, q uint32, resp opcode.Opcode) *flow {
+	best := c.table.PairByPSN(fl, q, resp)
 	if best != nil {
 		c.paired(fl, best)
 	}

@@ -12,7 +12,12 @@
 // REQ/REP pair for a reliable connection names both QPs (which also gives
 // the starting PSN of each side's requests, the path MTU and the P_Key), or
 // else when a response's PSN falls inside the requests one reverse flow
-// sent. Each connection has two channels: the requests one
+// sent. A response names its requester's QP but not its own, so when its
+// PSN falls inside the requests of several unpaired reverse flows (QPs
+// between the same two hosts whose PSNs overlap, with no CM in the
+// capture) the pairing is ambiguous: the connection is listed as such, and
+// neither those responses nor the answers those requests await are judged
+// until a later response names one flow alone. Each connection has two channels: the requests one
 // side sends and the other side's answers to them, and the same the other
 // way round.
 //

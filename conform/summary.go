@@ -38,7 +38,10 @@ type Connection struct {
 	Encap    string // "RoCEv2/IPv4", "IB/LRH", ...
 	A, B     string // endpoint addresses
 	QPA, QPB uint32 // A's and B's QP numbers (0: no packet went to that QP)
-	PairedBy string // "cm", "psn", or "" when only one direction was seen
+	// PairedBy is "cm", "psn", "" when only one direction was seen, or
+	// "ambiguous" when the responses could answer the requests of several
+	// reverse flows (no CM, overlapping PSNs): they are then not judged.
+	PairedBy string
 	PMTU     int    // bytes; 0 when never known
 	PMTUFrom string // "option", "cm", "packets" or ""
 
@@ -200,11 +203,14 @@ func (s *Summary) AppendText(b []byte) []byte {
 		b = appendQP(b, cn.QPB)
 		b = append(b, ", "...)
 		b = append(b, cn.Encap...)
-		if cn.PairedBy != "" {
+		switch cn.PairedBy {
+		case "ambiguous":
+			b = append(b, ", one direction, pairing ambiguous"...)
+		case "":
+			b = append(b, ", one direction"...)
+		default:
 			b = append(b, ", paired by "...)
 			b = append(b, cn.PairedBy...)
-		} else {
-			b = append(b, ", one direction"...)
 		}
 		if cn.PMTU != 0 {
 			b = append(b, ", PMTU "...)
