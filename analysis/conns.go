@@ -57,10 +57,26 @@ type Linked[F any] interface {
 // Conns is the table of the flows of a capture: flows are keyed by
 // FlowKey (addresses and destination QP), the two directions of a
 // connection are paired by the CM REQ/REP exchange when the capture holds
-// one, else by the PSN of a response, and a CM exchange teaches
-// the QPs' starting PSNs and path MTU (LearnCM). It is the one home of
-// these rules for the Tracker and for the conformance checker. The zero
-// Conns is not usable: call NewConns.
+// one (LearnCM, PairCM), else by the PSN of a response (PairByPSN), and a
+// CM exchange teaches the QPs' starting PSNs, path MTU and P_Key. It is
+// the one home of these rules for the Tracker and for package conform.
+// The zero Conns is not usable: call NewConns.
+//
+// A caller's flow type embeds a Link to itself:
+//
+//	type flow struct {
+//		analysis.Link[flow]
+//		// ... the caller's per-flow state
+//	}
+//
+//	func (f *flow) FlowLink() *analysis.Link[flow] { return &f.Link }
+//	func (f *flow) Requested(q uint32, resp opcode.Opcode) bool { ... }
+//
+//	conns := analysis.NewConns(func(k analysis.FlowKey) *flow {
+//		f := &flow{}
+//		f.Key = k
+//		return f
+//	})
 type Conns[F any, P Linked[F]] struct {
 	create    func(FlowKey) P
 	flows     map[FlowKey]P

@@ -23,7 +23,13 @@
 // starting PSN of the passive side's requests, REP the passive side's QPN
 // and the starting PSN of the active side's requests, REQ the path MTU), or,
 // without CM, when a response's PSN falls inside the PSN range of requests
-// one reverse flow has sent.
+// one reverse flow alone has sent (and, for a READ response, inside one of
+// its outstanding READs). When several reverse flows fit (QPs between the
+// same two hosts whose PSNs overlap), the pairing is ambiguous and waits for
+// a response that names one alone (Connection.PairedBy "ambiguous").
+//
+// Conns holds these rules (flow keys, pairing, CM learning) for any flow
+// type; the Tracker and package conform both keep their flows in one.
 package analysis
 
 import (
