@@ -47,13 +47,20 @@ func TestConnsFlow(t *testing.T) {
 	assert.Equal(t, uint32(9), b.Key.DstQP)
 }
 
+// threeFlows returns a table with a response flow B -> A and two request
+// flows A -> B that sent PSNs [loOld, 200) and [loNewer, 250).
+func threeFlows(loOld, loNewer uint32) (c *analysis.Conns[tflow, *tflow], resp, old, newer *tflow) {
+	c = newTable()
+	resp = c.Flow(key(hostB, hostA, 0x11))
+	old = c.Flow(key(hostA, hostB, 0x21))
+	old.lo, old.hi = loOld, 200
+	newer = c.Flow(key(hostA, hostB, 0x22))
+	newer.lo, newer.hi = loNewer, 250
+	return c, resp, old, newer
+}
+
 func TestConnsPairByPSN(t *testing.T) {
-	c := newTable()
-	resp := c.Flow(key(hostB, hostA, 0x11))
-	old := c.Flow(key(hostA, hostB, 0x21))
-	old.lo, old.hi = 100, 200
-	newer := c.Flow(key(hostA, hostB, 0x22))
-	newer.lo, newer.hi = 150, 250
+	c, resp, old, newer := threeFlows(100, 150)
 	other := c.Flow(key(hostA, analysis.IPv4Addr([4]byte{10, 0, 0, 3}), 0x23))
 	other.lo, other.hi = 0, 1000
 
@@ -80,12 +87,7 @@ func TestConnsPairByPSN(t *testing.T) {
 
 	// Both sent PSN 150, but only the READ of old2 is answered by a READ
 	// response at 150.
-	c2 := newTable()
-	resp2 := c2.Flow(key(hostB, hostA, 0x11))
-	old2 := c2.Flow(key(hostA, hostB, 0x21))
-	old2.lo, old2.hi = 150, 200
-	newer2 := c2.Flow(key(hostA, hostB, 0x22))
-	newer2.lo, newer2.hi = 100, 250
+	c2, resp2, old2, newer2 := threeFlows(150, 100)
 	require.Same(t, old2, c2.PairByPSN(resp2, 150, opcode.RCRDMAReadResponseOnly))
 	assert.Equal(t, analysis.Unpaired, newer2.PairedBy)
 
