@@ -240,6 +240,23 @@ func (s *reqStream) karn(q uint32) {
 	s.openRead = nil
 }
 
+// settle takes up the READs at or before q, the PSN of the response that
+// settled an ambiguous pairing: the responses seen before may have answered
+// part of them, so they count as partial, and their responses are expected
+// from q on.
+func (s *reqStream) settle(q uint32) {
+	for i := 0; i < s.rLen; i++ {
+		e := s.read(i)
+		if !e.used || rc.DiffPSN(e.psn, q) > 0 {
+			continue
+		}
+		e.holes = true
+		if rc.DiffPSN(e.nextResp, q) < 0 {
+			e.nextResp = q
+		}
+	}
+}
+
 // read returns the i-th outstanding READ, oldest first.
 func (s *reqStream) read(i int) *readEntry { return &s.reads[(s.rHead+i)%maxReads] }
 

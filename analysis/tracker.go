@@ -390,8 +390,12 @@ func (t *Tracker) response(fl *flow, o *Obs, w []Warning) []Warning {
 	op, q, now := o.op, o.psn, o.ts
 	peer := fl.Peer
 	if peer == nil {
+		was := fl.PairedBy
 		if peer = t.conns.PairByPSN(fl, q, op); peer != nil {
 			t.paired(fl, peer)
+			if was == Ambiguous {
+				peer.req.settle(q)
+			}
 		}
 	}
 	var s *reqStream

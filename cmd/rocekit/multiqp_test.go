@@ -18,7 +18,8 @@ import (
 // QPs. check must judge the whole, healthy trace clean and pair no
 // response with a QP it does not answer (sim's connection i joins QP
 // 0x11+2i to QP 0x12+2i); decode --summary must count each QP's packets
-// where the trace has them, and name each direction's source QP right.
+// where the trace has them, name each direction's source QP right, and
+// warn of nothing on a lossless trace.
 func TestSimSeveralQPsCheckClean(t *testing.T) {
 	conn := regexp.MustCompile(`QP 0x([0-9a-f]+) <-> \S+ QP 0x([0-9a-f]+), [^,]+, paired by psn`)
 	for _, qps := range []string{"3", "8"} {
@@ -52,6 +53,7 @@ func TestSimSeveralQPsCheckClean(t *testing.T) {
 					code, out, errs = runCLI(t, "decode", "--summary", "--format", "json", trace)
 					require.Equal(t, 0, code, errs)
 					var sum struct {
+						Warnings    map[string]int `json:"warnings"`
 						Connections []struct {
 							PairedBy   string `json:"paired_by"`
 							Directions []struct {
@@ -79,6 +81,13 @@ func TestSimSeveralQPsCheckClean(t *testing.T) {
 						}
 					}
 					assert.Equal(t, want, got)
+					if loss == "0" {
+						// Nothing was lost: responses seen before the pairing
+						// settled raise no PSN gap, sequence or unmatched warning.
+						for w, n := range sum.Warnings {
+							assert.Zero(t, n, w)
+						}
+					}
 				})
 			}
 		}
