@@ -93,9 +93,9 @@ type pairKey struct {
 	src, dst Addr
 }
 
-// frameAddrs returns the source and destination addresses of a decoded IB
-// frame.
-func frameAddrs(f *packet.Frame) (src, dst Addr) {
+// FrameAddrs returns the source and destination addresses of a decoded IB
+// frame, as FlowKey uses them.
+func FrameAddrs(f *packet.Frame) (src, dst Addr) {
 	setAddrs(&src, &dst, f)
 	return src, dst
 }

@@ -130,16 +130,16 @@ func TestReadWriteCaptures(t *testing.T) {
 // Local QPN and Starting PSN), typed from its output.
 var cmExpect = map[string][]analysis.CMInfo{
 	readWriteECN: {{ActiveQPN: 0x11, PassiveQPN: 0x11, REQStartingPSN: 0xe1a47d, REPStartingPSN: 0x8c84dd,
-		ActiveCommID: 0x34cfb552, PassiveCommID: 0xa980e2d3, PMTU: 1024, REQFrame: 1, REPFrame: 2, RTUFrame: 3, DREQFrame: 11, DREPFrame: 12}},
+		ActiveCommID: 0x34cfb552, PassiveCommID: 0xa980e2d3, PMTU: 1024, PKey: 0xffff, REQFrame: 1, REPFrame: 2, RTUFrame: 3, DREQFrame: 11, DREPFrame: 12}},
 	readWrite2: {{ActiveQPN: 0x17, PassiveQPN: 0x11, REQStartingPSN: 0x89bb0e, REPStartingPSN: 0xc23298,
-		ActiveCommID: 0xac6608b9, PassiveCommID: 0xc8577fdb, PMTU: 1024, REQFrame: 1, REPFrame: 2, RTUFrame: 3, DREQFrame: 11, DREPFrame: 16}},
+		ActiveCommID: 0xac6608b9, PassiveCommID: 0xc8577fdb, PMTU: 1024, PKey: 0xffff, REQFrame: 1, REPFrame: 2, RTUFrame: 3, DREQFrame: 11, DREPFrame: 16}},
 	softroceIB: {
 		{ActiveQPN: 0x870408, PassiveQPN: 0xfc0407, REQStartingPSN: 0, REPStartingPSN: 0xd40a55,
-			ActiveCommID: 0xe9488627, PassiveCommID: 0xf9024539, PMTU: 2048, REQFrame: 7, REPFrame: 8, RTUFrame: 9},
+			ActiveCommID: 0xe9488627, PassiveCommID: 0xf9024539, PMTU: 2048, PKey: 0xffff, REQFrame: 7, REPFrame: 8, RTUFrame: 9},
 		{ActiveQPN: 0x6c004a, PassiveQPN: 0x890407, REQStartingPSN: 0, REPStartingPSN: 0xbd15cb,
-			ActiveCommID: 0x3fd19ebf, PassiveCommID: 0xea488627, PMTU: 2048, REQFrame: 27, REPFrame: 28, RTUFrame: 29},
+			ActiveCommID: 0x3fd19ebf, PassiveCommID: 0xea488627, PMTU: 2048, PKey: 0xffff, REQFrame: 27, REPFrame: 28, RTUFrame: 29},
 		{ActiveQPN: 0x890408, PassiveQPN: 0x6c004b, REQStartingPSN: 0, REPStartingPSN: 0x732328,
-			ActiveCommID: 0xeb488627, PassiveCommID: 0x3ed19ebf, PMTU: 2048, REQFrame: 34, REPFrame: 35, RTUFrame: 37},
+			ActiveCommID: 0xeb488627, PassiveCommID: 0x3ed19ebf, PMTU: 2048, PKey: 0xffff, REQFrame: 34, REPFrame: 35, RTUFrame: 37},
 	},
 }
 

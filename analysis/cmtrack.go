@@ -22,6 +22,7 @@ type CMInfo struct {
 	REQStartingPSN uint32 // first PSN of the passive side's requests
 	REPStartingPSN uint32 // first PSN of the active side's requests
 	PMTU           int    // REQ Path Packet Payload MTU, in bytes
+	PKey           uint16 // REQ Partition Key
 	REQFrame       int
 	REPFrame       int
 	RTUFrame       int // 0 when not seen
@@ -40,78 +41,26 @@ type cmKey struct {
 type cmREQ struct {
 	qpn, psn  uint32
 	mtu       int
+	pkey      uint16
 	service   uint64
 	transport cm.TransportType
 	frame     int
 }
 
-// cm learns from a CM MAD: a REQ is remembered until its REP, which pairs
-// the two data flows and sets their starting PSNs and path MTU.
+// cm learns from a CM MAD: a REP that completes a REQ pairs the two data
+// flows and sets their starting PSNs and path MTU.
 func (t *Tracker) cm(o *Obs) {
-	m, frameNo, encap := &o.cm, o.frameNo, o.key.Encap
-	src, dst := o.key.Src, o.key.Dst
-	switch m.attr {
-	case cm.AttrREQ:
-		if !m.ok {
-			return
-		}
-		k := cmKey{encap, src, dst, m.local}
-		if _, ok := t.cmPending[k]; ok {
-			return // a retry of a REQ already seen
-		}
-		t.cmPending[k] = &cmREQ{qpn: m.qpn, psn: m.psn, mtu: cm.MTUBytes(m.mtu),
-			service: m.service, transport: m.transport, frame: frameNo}
-	case cm.AttrREP:
-		if !m.ok {
-			return
-		}
-		k := cmKey{encap, dst, src, m.remote}
-		req, ok := t.cmPending[k]
-		if !ok {
-			return
-		}
-		delete(t.cmPending, k)
-		info := &CMInfo{
-			ServiceID: req.service, Transport: req.transport.String(), Active: dst, Passive: src,
-			ActiveCommID: k.comm, PassiveCommID: m.local, ActiveQPN: req.qpn, PassiveQPN: m.qpn,
-			REQStartingPSN: req.psn, REPStartingPSN: m.psn, PMTU: req.mtu,
-			REQFrame: req.frame, REPFrame: frameNo,
-		}
-		t.cmDone[k] = info
-		// Active -> passive requests go to the passive QP, and back.
-		ap := t.flow(FlowKey{encap, dst, src, m.qpn})
-		pa := t.flow(FlowKey{encap, src, dst, req.qpn})
-		t.pair(ap, pa, pairedCM)
-		ap.cm, pa.cm = info, info
-		if !ap.req.started {
-			ap.req.setExpect(m.psn)
-		}
-		if !pa.req.started {
-			pa.req.setExpect(req.psn)
-		}
-		ap.learnMTU(req.mtu, fromCM)
-	case cm.AttrREJ:
-		if m.ok {
-			delete(t.cmPending, cmKey{encap, dst, src, m.remote})
-			t.cmRejects++
-		}
-	case cm.AttrRTU, cm.AttrDREQ, cm.AttrDREP:
-		// From the active side: (src, dst, local ID); from the passive
-		// side: (dst, src, remote ID).
-		info := t.cmDone[cmKey{encap, src, dst, m.local}]
-		if info == nil {
-			info = t.cmDone[cmKey{encap, dst, src, m.remote}]
-		}
-		if info == nil {
-			return
-		}
-		switch m.attr {
-		case cm.AttrRTU:
-			info.RTUFrame = frameNo
-		case cm.AttrDREQ:
-			info.DREQFrame = frameNo
-		default:
-			info.DREPFrame = frameNo
-		}
+	info := t.conns.LearnCM(o.key.Encap, o.key.Src, o.key.Dst, &o.cm, o.frameNo)
+	if info == nil {
+		return
 	}
+	ap, pa := t.conns.PairCM(o.key.Encap, info)
+	t.paired(ap, pa)
+	if !ap.req.started {
+		ap.req.setExpect(info.REPStartingPSN)
+	}
+	if !pa.req.started {
+		pa.req.setExpect(info.REQStartingPSN)
+	}
+	ap.learnMTU(info.PMTU, fromCM)
 }

@@ -4,22 +4,7 @@ import (
 	"math/bits"
 
 	"github.com/rocekit/rocekit/opcode"
-)
-
-// PSN arithmetic (ib-facts.md §5.1): 24 bits, modulo 2^24.
-const psnMask = 0xFFFFFF
-
-// psnDiff returns a-b read as a signed 24-bit number: > 0 when a is after
-// b, 0 when equal, < 0 when a is before b (a difference of exactly 2^23
-// counts as before, as rxe's psn_compare has it).
-func psnDiff(a, b uint32) int32 { return int32((a-b)<<8) >> 8 }
-
-type pairing uint8
-
-const (
-	unpaired pairing = iota
-	pairedPSN
-	pairedCM
+	"github.com/rocekit/rocekit/rc"
 )
 
 // mtuSource says where a flow's PMTU came from (see learnMTU).
@@ -47,18 +32,18 @@ const (
 
 var kindNames = [numKinds]string{"send", "write", "read", "atomic", "flush", "atomic_write"}
 
+// kindOf is the message kind of request op; SEND for anything else.
 func kindOf(op opcode.Opcode) kind {
-	switch op.Operation() {
-	case opcode.RDMAWriteFirst, opcode.RDMAWriteMiddle, opcode.RDMAWriteLast, opcode.RDMAWriteLastWithImmediate,
-		opcode.RDMAWriteOnly, opcode.RDMAWriteOnlyWithImmediate:
+	switch op.Family() {
+	case opcode.FamilyWrite:
 		return kindWrite
-	case opcode.RDMAReadRequest:
+	case opcode.FamilyRead:
 		return kindRead
-	case opcode.CompareSwap, opcode.FetchAdd:
+	case opcode.FamilyAtomic:
 		return kindAtomic
-	case opcode.Flush:
+	case opcode.FamilyFlush:
 		return kindFlush
-	case opcode.AtomicWrite:
+	case opcode.FamilyAtomicWrite:
 		return kindAtomicWrite
 	}
 	return kindSend
@@ -204,21 +189,21 @@ func (s *reqStream) setExpect(psn uint32) {
 // contains reports whether q is a PSN the stream has used.
 func (s *reqStream) contains(q uint32) bool {
 	end := s.maxNext
-	if psnDiff(s.nextHi, end) > 0 {
+	if rc.DiffPSN(s.nextHi, end) > 0 {
 		end = s.nextHi
 	}
-	return psnDiff(q, s.first) >= 0 && psnDiff(q, end) < 0
+	return rc.DiffPSN(q, s.first) >= 0 && rc.DiffPSN(q, end) < 0
 }
 
 // ack records that the responder acknowledged everything up to q and takes
 // RTT samples for the AckReq requests it covers.
 func (s *reqStream) ack(q uint32, now int64) {
-	if !s.ackedValid || psnDiff(q, s.acked) > 0 {
+	if !s.ackedValid || rc.DiffPSN(q, s.acked) > 0 {
 		s.acked, s.ackedValid = q, true
 	}
 	for s.aLen > 0 {
 		e := &s.ackq[s.aHead]
-		if psnDiff(e.psn, q) > 0 {
+		if rc.DiffPSN(e.psn, q) > 0 {
 			break
 		}
 		s.rtt.add(now - e.ts)
@@ -241,18 +226,35 @@ func (s *reqStream) pushAck(q uint32, now int64) {
 func (s *reqStream) karn(q uint32) {
 	for s.aLen > 0 {
 		e := &s.ackq[(s.aHead+s.aLen-1)%ackQLen]
-		if psnDiff(e.psn, q) < 0 {
+		if rc.DiffPSN(e.psn, q) < 0 {
 			break
 		}
 		s.aLen--
 	}
 	for i := 0; i < s.rLen; i++ {
-		if e := s.read(i); e.used && psnDiff(e.psn, q) >= 0 {
+		if e := s.read(i); e.used && rc.DiffPSN(e.psn, q) >= 0 {
 			e.used = false
 		}
 	}
 	s.trimReads()
 	s.openRead = nil
+}
+
+// settle takes up the READs at or before q, the PSN of the response that
+// settled an ambiguous pairing: the responses seen before may have answered
+// part of them, so they count as partial, and their responses are expected
+// from q on.
+func (s *reqStream) settle(q uint32) {
+	for i := 0; i < s.rLen; i++ {
+		e := s.read(i)
+		if !e.used || rc.DiffPSN(e.psn, q) > 0 {
+			continue
+		}
+		e.holes = true
+		if rc.DiffPSN(e.nextResp, q) < 0 {
+			e.nextResp = q
+		}
+	}
 }
 
 // read returns the i-th outstanding READ, oldest first.
@@ -308,7 +310,7 @@ func (s *reqStream) findRead(q uint32) *readEntry {
 		if !e.used {
 			continue
 		}
-		if off := psnDiff(q, e.psn); off >= 0 && uint32(off) < e.span() {
+		if off := rc.DiffPSN(q, e.psn); off >= 0 && uint32(off) < e.span() {
 			return e
 		}
 	}
@@ -327,15 +329,15 @@ func (s *reqStream) matchRead(q uint32, pos opcode.Position) *readEntry {
 	if e == nil || !e.lenCut || e.n != 0 {
 		return e
 	}
-	off := psnDiff(q, e.psn)
+	off := rc.DiffPSN(q, e.psn)
 	if off > 0 && (pos == opcode.First || pos == opcode.Only) {
 		s.resolve(e, uint32(off))
 		return s.findRead(q)
 	}
 	if s.openRead == e && (pos == opcode.First || pos == opcode.Middle) {
-		if lo := (q + 2) & psnMask; psnDiff(lo, s.next) > 0 {
+		if lo := (q + 2) & rc.PSNMask; rc.DiffPSN(lo, s.next) > 0 {
 			s.next = lo
-			if psnDiff(s.next, s.maxNext) > 0 {
+			if rc.DiffPSN(s.next, s.maxNext) > 0 {
 				s.maxNext = s.next
 			}
 		}
@@ -359,9 +361,9 @@ func (s *reqStream) resolve(e *readEntry, n uint32) {
 	}
 	e.n = n
 	if s.openRead == e {
-		s.next = (e.psn + n) & psnMask
+		s.next = (e.psn + n) & rc.PSNMask
 		s.nextHi = s.next
-		if psnDiff(s.next, s.maxNext) > 0 {
+		if rc.DiffPSN(s.next, s.maxNext) > 0 {
 			s.maxNext = s.next
 		}
 		s.openRead = nil
@@ -376,10 +378,10 @@ func (s *reqStream) resolveOpenRead(q uint32, fl *flow) {
 	if e == nil {
 		return
 	}
-	n := uint32(psnDiff(q, e.psn))
+	n := uint32(rc.DiffPSN(q, e.psn))
 	match, count := 0, 0
 	for m := 256; m <= 4096 && !e.lenCut; m <<= 1 {
-		if readPackets(e.length, m) == n {
+		if rc.Packets(e.length, m) == n {
 			match, count = m, count+1
 		}
 	}
@@ -395,10 +397,8 @@ func (s *reqStream) abandonOpenRead() { s.openRead = nil }
 
 // flow is one direction of a conversation.
 type flow struct {
-	key      FlowKey
-	peer     *flow
-	pairedBy pairing
-	created  uint64 // position, in everything observed, of the frame that made the flow known
+	Link[flow]
+	created uint64 // position, in everything observed, of the frame that made the flow known
 
 	transport    opcode.Transport
 	transportSet bool
@@ -427,8 +427,21 @@ type flow struct {
 	udSrcQP               uint32
 	udSrcKnown, udManySrc bool
 
-	cm   *CMInfo
 	warn [numWarnings]uint64
+}
+
+// FlowLink returns the flow's place in the Tracker's Conns.
+func (fl *flow) FlowLink() *Link[flow] { return &fl.Link }
+
+// Requested reports whether the flow has carried a request that a
+// response resp with PSN q can answer: one that used q, an outstanding
+// READ, FLUSH or ATOMIC WRITE for a READ response.
+func (fl *flow) Requested(q uint32, resp opcode.Opcode) bool {
+	s := &fl.req
+	if !s.started || !s.contains(q) {
+		return false
+	}
+	return resp.Family() != opcode.FamilyReadResponse || s.findRead(q) != nil
 }
 
 func (fl *flow) mtu() int { return fl.pmtu }
@@ -437,16 +450,17 @@ func (fl *flow) mtu() int { return fl.pmtu }
 // whose RETH the capture cut can have asked for.
 const maxMessage = 1 << 31
 
-// maxReadPSNs bounds the PSNs a READ of unknown length (its RETH cut by
-// the capture) reserves: the count for maxMessage at the PMTU (256 when
-// unknown), but at most 2^22, a quarter of the PSN space. The largest
-// message at PMTU 256 needs 2^23 PSNs, and 24-bit PSN arithmetic could not
-// then tell the PSNs before the READ from those it reserves.
-func maxReadPSNs(pmtu int) uint32 {
+// MaxReadPSNs bounds the PSNs a READ of unknown length (its RETH cut by
+// the capture) reserves: the count for the largest message, 2^31 bytes, at
+// path MTU pmtu (256 when pmtu is 0, unknown), but at most 2^22, a quarter
+// of the PSN space. The largest message at PMTU 256 needs 2^23 PSNs, and
+// 24-bit PSN arithmetic could not then tell the PSNs before the READ from
+// those it reserves.
+func MaxReadPSNs(pmtu int) uint32 {
 	if pmtu <= 0 {
 		pmtu = 256
 	}
-	return min(readPackets(maxMessage, pmtu), 1<<22)
+	return min(rc.Packets(maxMessage, pmtu), 1<<22)
 }
 
 // learnMTU records a path MTU for fl and its peer: from a full First or
@@ -454,10 +468,10 @@ func maxReadPSNs(pmtu int) uint32 {
 // anything else), from a CM REQ (which overrides the option), or from the
 // option. It reports whether fl now has a PMTU.
 func (fl *flow) learnMTU(n int, from mtuSource) bool {
-	if validPMTU(n) && n != fl.pmtu && (from == fromPackets || from >= fl.pmtuFrom) {
+	if rc.ValidMTU(n) && n != fl.pmtu && (from == fromPackets || from >= fl.pmtuFrom) {
 		fl.pmtu, fl.pmtuFrom = n, from
-		if fl.peer != nil {
-			fl.peer.pmtu, fl.peer.pmtuFrom = n, from
+		if fl.Peer != nil {
+			fl.Peer.pmtu, fl.Peer.pmtuFrom = n, from
 		}
 	}
 	return fl.pmtu != 0

@@ -23,8 +23,8 @@ type Obs struct {
 	frameNo int
 	ts      int64
 	key     FlowKey
-	cm      cmObs  // what a CM MAD carried to QP1 said
-	payload uint32 // transport payload bytes, pad excluded
+	cm      CMMessage // what a CM MAD carried to QP1 said
+	payload uint32    // transport payload bytes, pad excluded
 	psn     uint32
 	rethLen uint32
 	srcQP   uint32 // the DETH's source QP
@@ -36,42 +36,6 @@ type Obs struct {
 	icrc    Check
 	vcrc    Check
 	_       [8]byte // to 128 bytes
-}
-
-// cmObs is what the Tracker uses of a CM MAD (cmtrack.go), taken from it
-// when the frame is observed.
-type cmObs struct {
-	present   bool      // the frame carried a CM MAD to QP1
-	ok        bool      // a REQ, REP or REJ with all its fixed fields
-	attr      cm.AttrID // the MAD's AttributeID
-	transport cm.TransportType
-	mtu       uint8  // REQ: Path Packet Payload MTU code
-	local     uint32 // the MAD's Local Communication ID (0 if absent)
-	remote    uint32 // the MAD's Remote Communication ID (0 if absent)
-	qpn, psn  uint32 // REQ, REP: Local QPN and Starting PSN
-	service   uint64 // REQ: Service ID
-}
-
-// set fills c in from m.
-func (c *cmObs) set(m cm.MAD) {
-	*c = cmObs{present: true, attr: m.AttributeID(), local: m.LocalCommID(), remote: m.RemoteCommID()}
-	switch c.attr {
-	case cm.AttrREQ:
-		if r, err := m.REQ(); err == nil {
-			c.ok = true
-			c.qpn, c.psn, c.mtu = r.LocalQPN(), r.StartingPSN(), r.PathMTU()
-			c.service, c.transport = r.ServiceID(), r.TransportType()
-		}
-	case cm.AttrREP:
-		if r, err := m.REP(); err == nil {
-			c.ok = true
-			c.qpn, c.psn = r.LocalQPN(), r.StartingPSN()
-		}
-	case cm.AttrREJ:
-		if _, err := m.REJ(); err == nil {
-			c.ok = true
-		}
-	}
 }
 
 type obsState uint8
@@ -105,7 +69,7 @@ const (
 func (o *Obs) Set(seq uint64, frameNo int, ts time.Time, f *packet.Frame, icrc, vcrc Check) {
 	o.seq, o.frameNo, o.ts = seq, frameNo, ts.UnixNano()
 	o.icrc, o.vcrc = icrc, vcrc
-	o.cm.present, o.flags = false, 0
+	o.cm.Attr, o.flags = 0, 0
 	p := &f.Transport
 	switch {
 	case !f.IsRoCE():
@@ -142,7 +106,7 @@ func (o *Obs) Set(seq uint64, frameNo int, ts time.Time, f *packet.Frame, icrc, 
 		o.srcQP = p.DETH.SrcQP()
 		if o.key.DstQP == cm.GSIQP {
 			if m, err := cm.FromPacket(p); err == nil {
-				o.cm.set(m)
+				o.cm.Set(m)
 			}
 		}
 	}

@@ -53,7 +53,7 @@ func (s *Shards) Of(f *packet.Frame) int {
 	if len(s.ts) == 1 || !f.IsRoCE() || f.Transport.BTH == nil || !f.Transport.Framed() {
 		return 0
 	}
-	src, dst := frameAddrs(f)
+	src, dst := FrameAddrs(f)
 	return shardOf(&src, &dst, len(s.ts))
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/rocekit/rocekit/internal/plural"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
+	"github.com/rocekit/rocekit/rc"
 )
 
 // Summary is what a Tracker learnt, per connection.
@@ -32,9 +33,12 @@ type WarningCount struct {
 // Connection is a pair of flows answering each other, or a single flow
 // whose reverse direction was not identified (UD flows, one-sided captures).
 type Connection struct {
-	ID       int // 1-based, in order of first appearance
-	Encap    packet.Encap
-	PairedBy string // "cm", "psn" (a response PSN matched the requests), or ""
+	ID    int // 1-based, in order of first appearance
+	Encap packet.Encap
+	// PairedBy is "cm", "psn" (a response PSN matched the requests of one
+	// reverse flow), "ambiguous" (unpaired: it matched those of several,
+	// and the capture does not say which), or "".
+	PairedBy string
 	PMTU     int    // 0 when unknown
 	PMTUFrom string // "cm", "packets", "option", or ""
 	// A is the first direction seen (for a CM-paired connection, the active
@@ -148,7 +152,7 @@ func summarize(ts []*Tracker) *Summary {
 		s.Frames += t.frames
 		s.IBFrames += t.ib
 		s.Undecoded += t.undecoded
-		s.CMRejects += t.cmRejects
+		s.CMRejects += t.conns.CMRejects()
 		for k := range warn {
 			warn[k] += t.warn[k]
 		}
@@ -164,31 +168,31 @@ func summarize(ts []*Tracker) *Summary {
 		// they stay in that tracker's order.
 		best := -1
 		for i, t := range ts {
-			if next[i] < len(t.order) && (best < 0 || t.order[next[i]].created < ts[best].order[next[best]].created) {
+			if next[i] < t.conns.Len() && (best < 0 || t.conns.Flows()[next[i]].created < ts[best].conns.Flows()[next[best]].created) {
 				best = i
 			}
 		}
 		if best < 0 {
 			break
 		}
-		fl := ts[best].order[next[best]]
+		fl := ts[best].conns.Flows()[next[best]]
 		next[best]++
 		if done[fl] {
 			continue
 		}
-		a, b := fl, fl.peer
+		a, b := fl, fl.Peer
 		done[a] = true
 		if b != nil {
 			done[b] = true
-			if a.cm != nil && a.key.Src != a.cm.Active {
+			if a.CM != nil && a.Key.Src != a.CM.Active {
 				a, b = b, a
 			}
 		}
-		c := &Connection{ID: len(s.Connections) + 1, Encap: a.key.Encap, PMTU: a.pmtu, CM: a.cm, A: a.direction()}
+		c := &Connection{ID: len(s.Connections) + 1, Encap: a.Key.Encap, PMTU: a.pmtu, CM: a.CM, A: a.direction()}
 		c.PMTUFrom = [...]string{"", "option", "cm", "packets"}[a.pmtuFrom]
+		c.PairedBy = a.PairedBy.String()
 		if b != nil {
 			c.B = b.direction()
-			c.PairedBy = [...]string{"", "psn", "cm"}[a.pairedBy]
 		}
 		s.Connections = append(s.Connections, c)
 	}
@@ -197,7 +201,7 @@ func summarize(ts []*Tracker) *Summary {
 
 func (fl *flow) direction() *Direction {
 	d := &Direction{
-		Src: fl.key.Src, Dst: fl.key.Dst, DstQP: fl.key.DstQP,
+		Src: fl.Key.Src, Dst: fl.Key.Dst, DstQP: fl.Key.DstQP,
 		Transport:  fl.transport.String(),
 		FirstFrame: fl.firstFrame, LastFrame: fl.lastFrame,
 		Packets: fl.packets, Bytes: fl.bytes, PayloadBytes: fl.pay, PartialMessages: fl.partial,
@@ -221,9 +225,9 @@ func (fl *flow) direction() *Direction {
 		d.First, d.Last = time.Unix(0, fl.firstTS).UTC(), time.Unix(0, fl.lastTS).UTC()
 	}
 	switch {
-	case fl.peer != nil:
-		d.SrcQP, d.SrcQPKnown = fl.peer.key.DstQP, true
-		d.CNPs = fl.peer.cnps
+	case fl.Peer != nil:
+		d.SrcQP, d.SrcQPKnown = fl.Peer.Key.DstQP, true
+		d.CNPs = fl.Peer.cnps
 	case fl.udSrcKnown && !fl.udManySrc:
 		d.SrcQP, d.SrcQPKnown = fl.udSrcQP, true
 	}
@@ -316,8 +320,11 @@ func (s *Summary) WriteText(w io.Writer) error {
 	fmt.Fprintf(ew, "\nwarnings: %s\n", warningList(s.Warnings))
 	for _, c := range s.Connections {
 		fmt.Fprintf(ew, "\nconnection %d  %s", c.ID, c.Encap)
-		if c.B != nil {
+		switch {
+		case c.B != nil:
 			fmt.Fprintf(ew, "  paired by %s", c.PairedBy)
+		case c.PairedBy == "ambiguous":
+			fmt.Fprintf(ew, "  pairing ambiguous")
 		}
 		if c.PMTU > 0 {
 			fmt.Fprintf(ew, "  PMTU %d (%s)", c.PMTU, c.PMTUFrom)
@@ -393,7 +400,7 @@ func (d *Direction) writeText(w io.Writer) {
 	}
 	if d.PSNKnown {
 		fmt.Fprintf(w, "    request PSNs 0x%06x..0x%06x: gaps %d (%d missing), duplicates %d, retransmissions %d, sequence errors %d\n",
-			d.FirstPSN, (d.NextPSN-1)&psnMask, d.PSNGaps, d.MissingPSNs, d.DuplicatePSNs, d.Retransmissions, d.SequenceErrors)
+			d.FirstPSN, (d.NextPSN-1)&rc.PSNMask, d.PSNGaps, d.MissingPSNs, d.DuplicatePSNs, d.Retransmissions, d.SequenceErrors)
 	} else if d.PSNGaps+d.DuplicatePSNs+d.SequenceErrors > 0 {
 		fmt.Fprintf(w, "    gaps %d (%d missing), duplicates %d, sequence errors %d\n", d.PSNGaps, d.MissingPSNs, d.DuplicatePSNs, d.SequenceErrors)
 	}

@@ -23,7 +23,13 @@
 // starting PSN of the passive side's requests, REP the passive side's QPN
 // and the starting PSN of the active side's requests, REQ the path MTU), or,
 // without CM, when a response's PSN falls inside the PSN range of requests
-// one reverse flow has sent.
+// one reverse flow alone has sent (and, for a READ response, inside one of
+// its outstanding READs). When several reverse flows fit (QPs between the
+// same two hosts whose PSNs overlap), the pairing is ambiguous and waits for
+// a response that names one alone (Connection.PairedBy "ambiguous").
+//
+// Conns holds these rules (flow keys, pairing, CM learning) for any flow
+// type; the Tracker and package conform both keep their flows in one.
 package analysis
 
 import (
@@ -32,6 +38,7 @@ import (
 	"github.com/rocekit/rocekit/aeth"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
+	"github.com/rocekit/rocekit/rc"
 )
 
 // Options tune a Tracker.
@@ -58,12 +65,7 @@ const (
 // Tracker follows conversations. The zero value is not usable: call New.
 type Tracker struct {
 	opts      Options
-	flows     map[FlowKey]*flow
-	order     []*flow
-	byPair    map[pairKey][]*flow
-	cmPending map[cmKey]*cmREQ
-	cmDone    map[cmKey]*CMInfo
-	cmRejects uint64
+	conns     *Conns[flow, *flow]
 	recent    [recentFlows]*flow // flows by FlowKey.quick, checked before the map
 	frames    uint64
 	ib        uint64
@@ -74,16 +76,12 @@ type Tracker struct {
 
 // New returns a Tracker.
 func New(opts Options) *Tracker {
-	if !validPMTU(opts.PMTU) {
+	if !rc.ValidMTU(opts.PMTU) {
 		opts.PMTU = 0
 	}
-	return &Tracker{
-		opts:      opts,
-		flows:     make(map[FlowKey]*flow),
-		byPair:    make(map[pairKey][]*flow),
-		cmPending: make(map[cmKey]*cmREQ),
-		cmDone:    make(map[cmKey]*CMInfo),
-	}
+	t := &Tracker{opts: opts}
+	t.conns = NewConns(t.newFlow)
+	return t
 }
 
 // Observe records one frame and appends its anomalies to warnings, which it
@@ -205,28 +203,22 @@ const recentFlows = 256
 // indexed by a hash of the key is checked first; the map only on a miss.
 func (t *Tracker) lookup(k *FlowKey) *flow {
 	r := &t.recent[k.quick()%recentFlows]
-	if c := *r; c != nil && c.key.same(k) {
+	if c := *r; c != nil && c.Key.same(k) {
 		return c
 	}
-	fl := t.flow(*k)
+	fl := t.conns.Flow(*k)
 	*r = fl
 	return fl
 }
 
-// flow returns the flow for k, creating it.
-func (t *Tracker) flow(k FlowKey) *flow {
-	if fl, ok := t.flows[k]; ok {
-		return fl
-	}
-	fl := &flow{key: k, pmtu: t.opts.PMTU, created: t.seq}
+// newFlow makes the flow of a key seen for the first time.
+func (t *Tracker) newFlow(k FlowKey) *flow {
+	fl := &flow{pmtu: t.opts.PMTU, created: t.seq}
+	fl.Key = k
 	if fl.pmtu != 0 {
 		fl.pmtuFrom = fromOption
 	}
 	fl.req.init()
-	t.flows[k] = fl
-	t.order = append(t.order, fl)
-	pk := pairKey{k.Encap, k.Src, k.Dst}
-	t.byPair[pk] = append(t.byPair[pk], fl)
 	return fl
 }
 
@@ -246,7 +238,7 @@ func (t *Tracker) ud(fl *flow, o *Obs, w []Warning) []Warning {
 		}
 	}
 	fl.msgs[kindSend].add(uint64(o.payload))
-	if o.cm.present {
+	if o.cm.Attr != 0 {
 		t.cm(o)
 	}
 	return w
@@ -264,16 +256,16 @@ func (t *Tracker) request(fl *flow, o *Obs, w []Warning) []Warning {
 
 	resend := false
 	if checkPSN && s.expect {
-		d := psnDiff(q, s.next)
+		d := rc.DiffPSN(q, s.next)
 		switch {
 		case d < 0:
 			// Before the next PSN: the requester went back.
 			resend = true
 			s.abandon(fl)
 			s.karn(q)
-		case psnDiff(q, s.nextHi) > 0:
+		case rc.DiffPSN(q, s.nextHi) > 0:
 			s.gaps++
-			s.missing += uint64(psnDiff(q, s.nextHi))
+			s.missing += uint64(rc.DiffPSN(q, s.nextHi))
 			s.abandon(fl)
 			s.abandonOpenRead()
 			w = t.add(fl, w, wPSNGap)
@@ -281,10 +273,10 @@ func (t *Tracker) request(fl *flow, o *Obs, w []Warning) []Warning {
 			if d > 0 {
 				s.resolveOpenRead(q, fl)
 			}
-			resend = psnDiff(q, s.maxNext) < 0
+			resend = rc.DiffPSN(q, s.maxNext) < 0
 		}
 		if resend {
-			if uc || (s.ackedValid && psnDiff(q, s.acked) <= 0) {
+			if uc || (s.ackedValid && rc.DiffPSN(q, s.acked) <= 0) {
 				s.dups++
 				w = t.add(fl, w, wDuplicatePSN)
 			} else {
@@ -298,14 +290,14 @@ func (t *Tracker) request(fl *flow, o *Obs, w []Warning) []Warning {
 	}
 	if !s.started {
 		s.started = true
-		if s.expect && checkPSN && psnDiff(q, s.first) < 0 {
+		if s.expect && checkPSN && rc.DiffPSN(q, s.first) < 0 {
 			s.first = q
 		}
 	}
 	s.expect = true
-	s.next = (q + lo) & psnMask
-	s.nextHi = (q + hi) & psnMask
-	if psnDiff(s.next, s.maxNext) > 0 || !s.maxSet {
+	s.next = (q + lo) & rc.PSNMask
+	s.nextHi = (q + hi) & rc.PSNMask
+	if rc.DiffPSN(s.next, s.maxNext) > 0 || !s.maxSet {
 		s.maxNext, s.maxSet = s.next, true
 	}
 	s.lastTS = now
@@ -340,7 +332,7 @@ func (t *Tracker) request(fl *flow, o *Obs, w []Warning) []Warning {
 	}
 	// A message is recorded once, when its Last/Only packet is seen for the
 	// first time (a go-back may resend it).
-	fresh := !s.recSet || psnDiff(q, s.recTo) > 0
+	fresh := !s.recSet || rc.DiffPSN(q, s.recTo) > 0
 	switch pos {
 	case opcode.First:
 		s.pos, s.msgBytes, s.msgValid = fam, n, true
@@ -396,9 +388,15 @@ func (t *Tracker) request(fl *flow, o *Obs, w []Warning) []Warning {
 // fl; it answers requests of fl's peer.
 func (t *Tracker) response(fl *flow, o *Obs, w []Warning) []Warning {
 	op, q, now := o.op, o.psn, o.ts
-	peer := fl.peer
+	peer := fl.Peer
 	if peer == nil {
-		peer = t.pairByPSN(fl, q)
+		was := fl.PairedBy
+		if peer = t.conns.PairByPSN(fl, q, op); peer != nil {
+			t.paired(fl, peer)
+			if was == Ambiguous {
+				peer.req.settle(q)
+			}
+		}
 	}
 	var s *reqStream
 	if peer != nil && peer.req.started {
@@ -418,7 +416,7 @@ func (t *Tracker) response(fl *flow, o *Obs, w []Warning) []Warning {
 			fl.rnrNAKs++
 			w = t.add(fl, w, wRNRNAK)
 			if s != nil {
-				s.ack((q-1)&psnMask, now)
+				s.ack((q-1)&rc.PSNMask, now)
 			}
 		case aeth.NAK:
 			c := int(syn.NAKCode())
@@ -429,12 +427,11 @@ func (t *Tracker) response(fl *flow, o *Obs, w []Warning) []Warning {
 				fl.naks[len(nakWarnings)]++
 			}
 			if s != nil {
-				s.ack((q-1)&psnMask, now)
+				s.ack((q-1)&rc.PSNMask, now)
 			}
 		}
 	}
-	switch op.Operation() {
-	case opcode.RDMAReadResponseFirst, opcode.RDMAReadResponseMiddle, opcode.RDMAReadResponseLast, opcode.RDMAReadResponseOnly:
+	if op.Family() == opcode.FamilyReadResponse {
 		w = t.readResponse(fl, peer, s, o, w)
 	}
 	return w
@@ -451,7 +448,7 @@ func (t *Tracker) readResponse(fl, peer *flow, s *reqStream, o *Obs, w []Warning
 	e := s.matchRead(q, op.Position())
 	if e == nil {
 		fl.readUnmatched++
-		if psnDiff(q, s.first) >= 0 {
+		if rc.DiffPSN(q, s.first) >= 0 {
 			w = t.add(fl, w, wReadResponseUnmatched)
 		}
 		return w
@@ -459,12 +456,12 @@ func (t *Tracker) readResponse(fl, peer *flow, s *reqStream, o *Obs, w []Warning
 	fl.readMatched++
 	pos := op.Position()
 	n := int(o.payload)
-	off := psnDiff(q, e.psn)
+	off := rc.DiffPSN(q, e.psn)
 	if e.n == 0 {
 		switch pos {
 		case opcode.First:
 			if fl.learnMTU(n, fromPackets) && !e.lenCut {
-				s.resolve(e, readPackets(e.length, fl.pmtu))
+				s.resolve(e, rc.Packets(e.length, fl.pmtu))
 			}
 		case opcode.Only:
 			s.resolve(e, 1)
@@ -475,7 +472,7 @@ func (t *Tracker) readResponse(fl, peer *flow, s *reqStream, o *Obs, w []Warning
 		fl.learnMTU(n, fromPackets)
 	}
 
-	d := psnDiff(q, e.nextResp)
+	d := rc.DiffPSN(q, e.nextResp)
 	switch {
 	case d > 0:
 		fl.gaps++
@@ -514,14 +511,14 @@ func (t *Tracker) readResponse(fl, peer *flow, s *reqStream, o *Obs, w []Warning
 			e.holes = true
 		}
 	}
-	e.nextResp = (q + 1) & psnMask
+	e.nextResp = (q + 1) & rc.PSNMask
 	s.ack(q, now)
 	if pos == opcode.Last || pos == opcode.Only {
 		if peer != nil {
 			switch {
 			case e.holes:
 				peer.partial++
-			case !s.readRecSet || psnDiff(e.psn, s.readRecTo) > 0:
+			case !s.readRecSet || rc.DiffPSN(e.psn, s.readRecTo) > 0:
 				peer.msgs[e.kind].add(e.got)
 				s.readRecTo, s.readRecSet = e.psn, true
 				if e.kind == kindRead {
@@ -534,49 +531,15 @@ func (t *Tracker) readResponse(fl, peer *flow, s *reqStream, o *Obs, w []Warning
 	return w
 }
 
-// pairByPSN looks, among the unpaired reverse flows that have sent
-// requests, for the one whose request PSN range holds q, and pairs it with
-// fl (the most recently active one if several do).
-func (t *Tracker) pairByPSN(fl *flow, q uint32) *flow {
-	var best *flow
-	for _, c := range t.byPair[pairKey{fl.key.Encap, fl.key.Dst, fl.key.Src}] {
-		if c == fl || c.peer != nil || !c.req.started || !c.req.contains(q) {
-			continue
-		}
-		if best == nil || c.req.lastTS > best.req.lastTS {
-			best = c
-		}
-	}
-	if best != nil {
-		t.pair(fl, best, pairedPSN)
-	}
-	return best
-}
-
-func (t *Tracker) pair(a, b *flow, how pairing) {
-	for _, x := range []*flow{a, b} {
-		if x.peer != nil && x.peer != a && x.peer != b {
-			x.peer.peer, x.peer.pairedBy = nil, 0
-		}
-	}
-	a.peer, b.peer = b, a
-	a.pairedBy, b.pairedBy = how, how
+// paired makes the two directions of a connection share what one knows of
+// the path MTU.
+func (t *Tracker) paired(a, b *flow) {
 	switch {
 	case a.pmtuFrom > b.pmtuFrom:
 		b.pmtu, b.pmtuFrom = a.pmtu, a.pmtuFrom
 	case b.pmtuFrom > a.pmtuFrom:
 		a.pmtu, a.pmtuFrom = b.pmtu, b.pmtuFrom
 	}
-}
-
-func validPMTU(n int) bool { return n == 256 || n == 512 || n == 1024 || n == 2048 || n == 4096 }
-
-// readPackets is N = max(1, ceil(length/pmtu)).
-func readPackets(length uint32, pmtu int) uint32 {
-	if length == 0 || pmtu <= 0 {
-		return 1
-	}
-	return uint32((uint64(length) + uint64(pmtu) - 1) / uint64(pmtu))
 }
 
 // consumed returns how many PSNs a request uses: exactly one, except a READ
@@ -589,11 +552,11 @@ func consumed(op opcode.Opcode, rethLen uint32, lenCut bool, pmtu int) (lo, hi u
 		return 1, 1
 	}
 	if lenCut {
-		return 1, maxReadPSNs(pmtu)
+		return 1, MaxReadPSNs(pmtu)
 	}
 	if pmtu != 0 {
-		n := readPackets(rethLen, pmtu)
+		n := rc.Packets(rethLen, pmtu)
 		return n, n
 	}
-	return readPackets(rethLen, 4096), readPackets(rethLen, 256)
+	return rc.Packets(rethLen, 4096), rc.Packets(rethLen, 256)
 }

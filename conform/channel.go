@@ -5,6 +5,7 @@ import (
 	"hash/crc32"
 
 	"github.com/rocekit/rocekit/aeth"
+	"github.com/rocekit/rocekit/analysis"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/rc"
@@ -119,97 +120,6 @@ func (ch *channel) startAt(q uint32) {
 }
 
 func psnStr(q uint32) string { return fmt.Sprintf("0x%06x", q&rc.PSNMask) }
-
-// Operation families for the opcode-sequence rule.
-type family uint8
-
-const (
-	famOther family = iota // single-packet requests: READ, atomics, FLUSH, ATOMIC WRITE
-	famSend
-	famWrite
-)
-
-var famNames = [...]string{"single-packet request", "SEND", "RDMA WRITE"}
-
-func famOf(op opcode.Opcode) family {
-	switch op.Operation() {
-	case opcode.SendFirst, opcode.SendMiddle, opcode.SendLast, opcode.SendLastWithImmediate, opcode.SendOnly,
-		opcode.SendOnlyWithImmediate, opcode.SendLastWithInvalidate, opcode.SendOnlyWithInvalidate:
-		return famSend
-	case opcode.RDMAWriteFirst, opcode.RDMAWriteMiddle, opcode.RDMAWriteLast, opcode.RDMAWriteLastWithImmediate,
-		opcode.RDMAWriteOnly, opcode.RDMAWriteOnlyWithImmediate:
-		return famWrite
-	}
-	return famOther
-}
-
-// posOf is the message position of a request; single-packet requests are
-// Only.
-func posOf(op opcode.Opcode) opcode.Position {
-	if famOf(op) == famOther {
-		return opcode.Only
-	}
-	return op.Position()
-}
-
-// readLike: answered by READ responses (FLUSH and ATOMIC WRITE by an empty
-// READ Response Only, §2.2).
-func readLike(op opcode.Opcode) bool {
-	switch op.Operation() {
-	case opcode.RDMAReadRequest, opcode.Flush, opcode.AtomicWrite:
-		return true
-	}
-	return false
-}
-
-func isAtomic(op opcode.Opcode) bool {
-	return op.Operation() == opcode.CompareSwap || op.Operation() == opcode.FetchAdd
-}
-
-// needsResponse: READs and atomics are always answered, AckReq or not.
-func needsResponse(op opcode.Opcode) bool { return readLike(op) || isAtomic(op) }
-
-// endsMessage: the responder's MSN counts this request (§5.9).
-func endsMessage(op opcode.Opcode) bool {
-	if famOf(op) == famOther {
-		return true
-	}
-	p := op.Position()
-	return p == opcode.Last || p == opcode.Only
-}
-
-// needsWQE: the request consumes a receive WQE, so an RNR NAK can answer it
-// (SEND First/Only, WRITE with immediate Last/Only).
-func needsWQE(op opcode.Opcode) bool {
-	switch famOf(op) {
-	case famSend:
-		p := op.Position()
-		return p == opcode.First || p == opcode.Only
-	case famWrite:
-		return op.HasImmediate()
-	}
-	return false
-}
-
-// readPackets is N = max(1, ceil(length/pmtu)) (§5.3).
-func readPackets(length uint32, pmtu int) uint32 {
-	if length == 0 {
-		return 1
-	}
-	return uint32((uint64(length) + uint64(pmtu) - 1) / uint64(pmtu))
-}
-
-// maxReadPSNs bounds the PSNs a READ whose RETH the capture cut can have
-// reserved: N for the largest message, 2^31 bytes, at the PMTU (256 while
-// it is unknown), but at most 2^22, a quarter of the PSN space: at PMTU 256
-// that message needs 2^23, and 24-bit PSN arithmetic could not then tell
-// the PSNs before the READ from those it reserves.
-func maxReadPSNs(pmtu int) uint32 {
-	if pmtu <= 0 {
-		pmtu = 256
-	}
-	return min(readPackets(1<<31, pmtu), 1<<22)
-}
 
 // request checks a request packet on fl.
 func (c *Checker) request(fl *flow, n int, p *packet.Packet) {
@@ -330,16 +240,16 @@ func (c *Checker) newSlot(fl *flow, n int, s *slot, pad uint8, idx int) {
 		if s.ethCut {
 			// The capture cut the RETH: N is only bounded, and learnt from
 			// the responses or the next request.
-			s.spanLo, s.spanHi = 1, maxReadPSNs(fl.pmtu)
+			s.spanLo, s.spanHi = 1, analysis.MaxReadPSNs(fl.pmtu)
 			s.span, s.spanKnown = 1, false
 		} else if fl.pmtu != 0 {
-			s.span = readPackets(s.dlen, fl.pmtu)
+			s.span = rc.Packets(s.dlen, fl.pmtu)
 		} else {
-			s.spanLo, s.spanHi = readPackets(s.dlen, 4096), readPackets(s.dlen, 256)
+			s.spanLo, s.spanHi = rc.Packets(s.dlen, 4096), rc.Packets(s.dlen, 256)
 			s.span, s.spanKnown = s.spanLo, s.spanLo == s.spanHi
 		}
 	}
-	if pos := posOf(s.op); pos == opcode.First || pos == opcode.Only {
+	if pos := s.op.Position(); pos == opcode.First || pos == opcode.Only {
 		s.accKnown, s.msgBytes, s.msgLen, s.msgStart, s.msgFrame = true, uint64(s.plen), s.dlen, s.psn, n
 		s.msgLenCut = s.ethCut
 	}
@@ -373,8 +283,8 @@ func (c *Checker) invalid(ch *channel, s *slot, why string) {
 // packet, First and Middle exactly PMTU, Last 1..PMTU, Only at most PMTU, a
 // WRITE Only carrying its RETH length. At most one finding per packet.
 func (c *Checker) checkPacket(fl *flow, n int, s *slot, pad uint8) {
-	pos := posOf(s.op)
-	fam := famOf(s.op)
+	pos := s.op.Position()
+	fam := s.op.Family()
 	name := s.op.String()
 	body := s.plen + uint32(pad)
 	switch {
@@ -390,7 +300,7 @@ func (c *Checker) checkPacket(fl *flow, n int, s *slot, pad uint8) {
 		c.invalid(&fl.req, s, "PadCnt on a "+pos.String()+" packet")
 		return
 	}
-	if fam == famOther {
+	if !fam.Segmented() {
 		if s.op.Operation() == opcode.AtomicWrite && (s.plen != 8 || s.dlen != 8 && !s.ethCut) {
 			c.report(n, PayloadSize, "8 payload bytes and RETH DMA length 8", fmt.Sprintf("%d bytes, DMA length %d", s.plen, s.dlen),
 				"ATOMIC WRITE at PSN %s carries %d bytes with DMA length %d", psnStr(s.psn), s.plen, s.dlen)
@@ -402,7 +312,7 @@ func (c *Checker) checkPacket(fl *flow, n int, s *slot, pad uint8) {
 	switch pos {
 	case opcode.First, opcode.Middle:
 		if mtu == 0 {
-			if !validPMTU(int(s.plen)) {
+			if !rc.ValidMTU(int(s.plen)) {
 				c.report(n, PayloadSize, "a path MTU size: 256, 512, 1024, 2048 or 4096 bytes", fmt.Sprintf("%d bytes", s.plen),
 					"%s at PSN %s carries %d bytes, which is no path MTU", name, psnStr(s.psn), s.plen)
 				c.invalid(&fl.req, s, "payload size")
@@ -434,7 +344,7 @@ func (c *Checker) checkPacket(fl *flow, n int, s *slot, pad uint8) {
 			return
 		}
 	}
-	if fam != famWrite || s.ethCut {
+	if fam != opcode.FamilyWrite || s.ethCut {
 		return
 	}
 	switch pos {
@@ -478,19 +388,19 @@ func (c *Checker) pairCheck(fl *flow, i, j int) {
 		prev = ch.slots.at(i)
 	}
 	open := false
-	pfam := famOther
+	pfam := opcode.FamilyNone
 	if prev != nil {
-		pp := posOf(prev.op)
+		pp := prev.op.Position()
 		open = pp == opcode.First || pp == opcode.Middle
-		pfam = famOf(prev.op)
+		pfam = prev.op.Family()
 	}
-	cfam := famOf(cur.op)
+	cfam := cur.op.Family()
 	name := cur.op.String()
-	switch posOf(cur.op) {
+	switch cur.op.Position() {
 	case opcode.First, opcode.Only:
 		if open {
-			c.report(cur.frame, OpcodeSequence, famNames[pfam]+" Middle or Last (the message is open)", name,
-				"%s at PSN %s while the %s message from PSN %s is still open", name, psnStr(cur.psn), famNames[pfam], psnStr(msgStartOf(prev)))
+			c.report(cur.frame, OpcodeSequence, pfam.String()+" Middle or Last (the message is open)", name,
+				"%s at PSN %s while the %s message from PSN %s is still open", name, psnStr(cur.psn), pfam.String(), psnStr(msgStartOf(prev)))
 			c.invalid(ch, cur, "opcode sequence")
 		}
 		return
@@ -498,12 +408,12 @@ func (c *Checker) pairCheck(fl *flow, i, j int) {
 		switch {
 		case !open:
 			c.report(cur.frame, OpcodeSequence, "a First or Only packet (no message is open)", name,
-				"%s at PSN %s without a %s First", name, psnStr(cur.psn), famNames[cfam])
+				"%s at PSN %s without a %s First", name, psnStr(cur.psn), cfam.String())
 			c.invalid(ch, cur, "opcode sequence")
 			return
 		case pfam != cfam:
-			c.report(cur.frame, OpcodeSequence, famNames[pfam]+" Middle or Last", name,
-				"%s at PSN %s inside the %s message from PSN %s", name, psnStr(cur.psn), famNames[pfam], psnStr(msgStartOf(prev)))
+			c.report(cur.frame, OpcodeSequence, pfam.String()+" Middle or Last", name,
+				"%s at PSN %s inside the %s message from PSN %s", name, psnStr(cur.psn), pfam.String(), psnStr(msgStartOf(prev)))
 			c.invalid(ch, cur, "opcode sequence")
 			return
 		}
@@ -532,10 +442,10 @@ func (c *Checker) carry(fl *flow, i, j int) {
 		cur.msgBytes = prev.msgBytes + uint64(cur.plen)
 		cur.msgLen, cur.msgStart, cur.msgFrame = prev.msgLen, prev.msgStart, prev.msgFrame
 		cur.msgLenCut = prev.msgLenCut
-		if famOf(cur.op) == famWrite && fl.pmtu != 0 && !cur.invalid && !cur.msgLenCut {
+		if cur.op.Family() == opcode.FamilyWrite && fl.pmtu != 0 && !cur.invalid && !cur.msgLenCut {
 			rem := int64(cur.msgLen) - int64(prev.msgBytes) // bytes left before this packet
 			mtu := int64(fl.pmtu)
-			switch posOf(cur.op) {
+			switch cur.op.Position() {
 			case opcode.Middle:
 				if rem <= mtu {
 					c.report(cur.frame, PayloadSize, "an RDMA WRITE Last carrying the remaining "+fmt.Sprint(max(rem, 0))+" bytes",
@@ -562,10 +472,10 @@ func (c *Checker) carry(fl *flow, i, j int) {
 			return
 		}
 		nx := ch.slots.at(k)
-		if p := posOf(nx.op); (p != opcode.Middle && p != opcode.Last) || famOf(nx.op) != famOf(cur.op) || nx.invalid {
+		if p := nx.op.Position(); (p != opcode.Middle && p != opcode.Last) || nx.op.Family() != cur.op.Family() || nx.invalid {
 			return
 		}
-		if p := posOf(cur.op); p != opcode.First && p != opcode.Middle {
+		if p := cur.op.Position(); p != opcode.First && p != opcode.Middle {
 			return
 		}
 		i, j = j, k
@@ -596,7 +506,7 @@ func (c *Checker) resend(fl *flow, n int, sl, s *slot) {
 			sl.pcut, sl.ethCut = s.pcut, s.ethCut
 		}
 		sl.ackReq = sl.ackReq || s.ackReq
-		if readLike(sl.op) {
+		if rc.AnsweredByRead(sl.op) {
 			sl.replayAt, sl.replaySet = s.psn, true
 		}
 		return
@@ -672,7 +582,7 @@ func (c *Checker) resolveReads(fl *flow) {
 		if s.spanKnown || s.op.Operation() != opcode.RDMAReadRequest || s.ethCut {
 			continue
 		}
-		c.fixSpan(fl, s, readPackets(s.dlen, fl.pmtu), fmt.Sprintf("%d bytes, PMTU %d", s.dlen, fl.pmtu))
+		c.fixSpan(fl, s, rc.Packets(s.dlen, fl.pmtu), fmt.Sprintf("%d bytes, PMTU %d", s.dlen, fl.pmtu))
 		changed = true
 	}
 	if changed {
@@ -739,9 +649,9 @@ func (ch *channel) advance(lvl uint32, n int, nak bool) {
 // peer.
 func (c *Checker) response(fl *flow, n int, p *packet.Packet) {
 	q := p.BTH.PSN()
-	peer := fl.peer
+	peer := fl.Peer
 	if peer == nil {
-		peer = c.pairByPSN(fl, q)
+		peer = c.pairByPSN(fl, q, p.BTH.Opcode())
 	}
 	if peer == nil || !peer.req.started {
 		return
@@ -887,7 +797,7 @@ func (c *Checker) acknowledge(fl, peer *flow, n int, p *packet.Packet) {
 			}
 		}
 		if rnr {
-			if i := ch.slots.find(q); i >= 0 && !needsWQE(ch.slots.at(i).op) {
+			if i := ch.slots.find(q); i >= 0 && !rc.ConsumesWQE(ch.slots.at(i).op) {
 				s := ch.slots.at(i)
 				c.report(n, NAKCode, "an ACK or a NAK other than RNR (the request needs no receive WQE)", what,
 					"RNR NAK for %s at PSN %s (frame %d), which consumes no receive WQE", s.op, psnStr(q), s.frame)
@@ -933,7 +843,7 @@ func (c *Checker) atomicAck(fl, peer *flow, n int, p *packet.Packet) {
 	q := p.BTH.PSN()
 	ch.atomicAcks++
 	i := ch.slots.find(q)
-	if i < 0 || ch.slots.at(i).psn != q || !isAtomic(ch.slots.at(i).op) {
+	if i < 0 || ch.slots.at(i).psn != q || ch.slots.at(i).op.Family() != opcode.FamilyAtomic {
 		c.report(n, ACKPSN, "the PSN of an atomic request", "ATOMIC ACK PSN "+psnStr(q),
 			"ATOMIC ACK with PSN %s, which no CmpSwap or FetchAdd request carries", psnStr(q))
 		return
@@ -966,7 +876,7 @@ func (c *Checker) readResponse(fl, peer *flow, n int, p *packet.Packet) {
 	ch.readResps++
 	plen := uint32(p.PayloadLen())
 	i := ch.slots.find(q)
-	if i < 0 || !readLike(ch.slots.at(i).op) {
+	if i < 0 || !rc.AnsweredByRead(ch.slots.at(i).op) {
 		if ch.overrunSet && q == ch.overrunEnd {
 			ch.overrunEnd = rc.AddPSN(q, 1)
 			return
@@ -1053,7 +963,7 @@ func (c *Checker) readResponse(fl, peer *flow, n int, p *packet.Packet) {
 		if fl.pmtu == 0 && k > 0 && !s.ethCut {
 			m, count := 0, 0
 			for x := 256; x <= 4096; x <<= 1 {
-				if readPackets(s.dlen, x) == k+1 {
+				if rc.Packets(s.dlen, x) == k+1 {
 					m, count = x, count+1
 				}
 			}
@@ -1089,7 +999,7 @@ func (c *Checker) readResponse(fl, peer *flow, n int, p *packet.Packet) {
 		switch pos {
 		case opcode.First, opcode.Middle:
 			if mtu == 0 {
-				if !validPMTU(int(plen)) {
+				if !rc.ValidMTU(int(plen)) {
 					bad("a path MTU size", fmt.Sprintf("%d bytes", plen), "%s at PSN %s carries %d bytes, which is no path MTU", op, psnStr(q), plen)
 					return
 				}
@@ -1198,7 +1108,7 @@ func (ch *channel) countTo(lvl uint32) bool {
 			ch.msnCur = s.end() // inside a READ's range: it was counted
 			continue
 		}
-		if endsMessage(s.op) {
+		if rc.EndsMessage(s.op) {
 			ch.msnVal = rc.AddPSN(ch.msnVal, 1)
 		}
 		s.msnAfter, s.msnSet = ch.msnVal, true
@@ -1213,9 +1123,9 @@ func (ch *channel) countTo(lvl uint32) bool {
 // drew a finding counts as answered).
 func (s *slot) unanswered() bool {
 	switch {
-	case readLike(s.op):
+	case rc.AnsweredByRead(s.op):
 		return !s.respDone && !s.respBad
-	case isAtomic(s.op):
+	case s.op.Family() == opcode.FamilyAtomic:
 		return !s.atomicAcked
 	}
 	return false
@@ -1272,8 +1182,14 @@ func (c *Checker) finish(fl *flow) {
 				psnStr(x.psn), psnStr(x.level), psnStr(x.level), psnStr(rc.AddPSN(x.psn, rc.PSNMask)))
 		}
 	}
-	if !ch.started || fl.errFrame != 0 || fl.peer != nil && fl.peer.errFrame != 0 {
+	if !ch.started || fl.errFrame != 0 || fl.Peer != nil && fl.Peer.errFrame != 0 {
 		// In the Error state every request completes in error (§5.10).
+		ch.outstanding = 0
+		return
+	}
+	if fl.Peer == nil && fl.PairedBy == analysis.Ambiguous {
+		// Its answers cannot be told from another flow's: none is judged
+		// missing.
 		ch.outstanding = 0
 		return
 	}
@@ -1290,7 +1206,7 @@ func (c *Checker) finish(fl *flow) {
 				count++
 				continue
 			}
-		case !s.ackReq || needsResponse(s.op):
+		case !s.ackReq || rc.NeedsResponse(s.op):
 			continue // needs no answer, or got its own
 		case rc.DiffPSN(s.psn, ch.level) < 0:
 			continue // an ACK for it or a later PSN, or a NAK or response for a later PSN, covers it
@@ -1305,7 +1221,7 @@ func (c *Checker) finish(fl *flow) {
 		more = fmt.Sprintf(" (nor %d later READs or atomics)", count-1)
 	}
 	exp := "an ATOMIC ACK with PSN " + psnStr(first.psn) + " before any answer to a later PSN"
-	if readLike(first.op) {
+	if rc.AnsweredByRead(first.op) {
 		exp = fmt.Sprintf("READ responses up to PSN %s before any answer to a later PSN", psnStr(rc.AddPSN(first.end(), rc.PSNMask)))
 	}
 	c.report(first.frame, MissingACK, exp, fmt.Sprintf("an answer up to PSN %s at frame %d", psnStr(rc.AddPSN(ch.level, rc.PSNMask)), ch.levelFrame),

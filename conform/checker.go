@@ -39,8 +39,6 @@ const (
 
 var mtuSourceNames = [...]string{"", "packets", "cm", "option"}
 
-func validPMTU(n int) bool { return n == 256 || n == 512 || n == 1024 || n == 2048 || n == 4096 }
-
 // crcTable hashes payloads so that a retransmission can be compared with
 // the original (CRC-32C: hardware-accelerated on common CPUs). It is made on
 // first use: building hash/crc32's CRC-32C tables takes about 0.2 ms, a
@@ -50,10 +48,7 @@ var crcTable = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32
 // flow is one direction between two QPs: the requests its source QP sends
 // (req) and the responses its source QP sends to the peer flow's requests.
 type flow struct {
-	key      analysis.FlowKey
-	peer     *flow
-	pairedBy string // "cm", "psn" or ""
-	cmInfo   *cmInfo
+	analysis.Link[flow]
 
 	req channel
 
@@ -69,44 +64,13 @@ type flow struct {
 	seq                   int // creation order
 }
 
-// cmInfo is what a CM REQ/REP exchange said about a connection.
-type cmInfo struct {
-	reqFrame, repFrame int
-	activeQPN          uint32
-	passiveQPN         uint32
-	pmtu               int
-	pkey               uint16
-}
-
-type cmKey struct {
-	encap           packet.Encap
-	active, passive analysis.Addr
-	comm            uint32
-}
-
-type cmREQ struct {
-	qpn, psn uint32
-	mtu      int
-	pkey     uint16
-	rc       bool
-	frame    int
-}
-
-type pairKey struct {
-	encap    packet.Encap
-	src, dst analysis.Addr
-}
-
 // Checker replays the RC connections of a capture and reports every
 // departure from the spec it can prove. Feed it every frame in capture
 // order with Frame, then call Finish. It is not safe for concurrent use.
 type Checker struct {
-	opts      Options
-	flows     map[analysis.FlowKey]*flow
-	order     []*flow
-	byPair    map[pairKey][]*flow
-	cmPending map[cmKey]*cmREQ
-	cache     [2]*flow
+	opts  Options
+	table *analysis.Conns[flow, *flow]
+	cache [2]*flow
 
 	frames, ibFrames, rcFrames, other int
 	counts                            map[Kind]int
@@ -128,16 +92,12 @@ type record struct {
 
 // New returns a Checker.
 func New(opts Options) *Checker {
-	if !validPMTU(opts.PMTU) {
+	if !rc.ValidMTU(opts.PMTU) {
 		opts.PMTU = 0
 	}
-	return &Checker{
-		opts:      opts,
-		flows:     make(map[analysis.FlowKey]*flow),
-		byPair:    make(map[pairKey][]*flow),
-		cmPending: make(map[cmKey]*cmREQ),
-		counts:    make(map[Kind]int),
-	}
+	c := &Checker{opts: opts, counts: make(map[Kind]int)}
+	c.table = analysis.NewConns(c.newFlow)
+	return c
 }
 
 // report records a finding about frame n.
@@ -215,8 +175,8 @@ func (c *Checker) Frame(n int, ts time.Time, f *packet.Frame, decodeErr error, d
 		c.other++
 		return c.out
 	}
-	if op.IsResponse() && fl.peer == nil {
-		c.pairByPSN(fl, p.BTH.PSN())
+	if op.IsResponse() && fl.Peer == nil {
+		c.pairByPSN(fl, p.BTH.PSN(), op)
 	}
 	c.checkPKey(fl, n, p.BTH.PKey())
 	if fl.errFrame != 0 {
@@ -261,13 +221,13 @@ func (c *Checker) malformed(n int, err error) {
 
 // checkPKey compares a packet's P_Key with the connection's (§5.11).
 func (c *Checker) checkPKey(fl *flow, n int, pk uint16) {
-	if !fl.pkeySet && fl.peer != nil && fl.peer.pkeySet {
-		fl.pkey, fl.pkeySet = fl.peer.pkey, true
+	if !fl.pkeySet && fl.Peer != nil && fl.Peer.pkeySet {
+		fl.pkey, fl.pkeySet = fl.Peer.pkey, true
 	}
 	if !fl.pkeySet {
 		fl.pkey, fl.pkeySet = pk, true
-		if fl.peer != nil && !fl.peer.pkeySet {
-			fl.peer.pkey, fl.peer.pkeySet = pk, true
+		if fl.Peer != nil && !fl.Peer.pkeySet {
+			fl.Peer.pkey, fl.Peer.pkeySet = pk, true
 		}
 		return
 	}
@@ -277,59 +237,56 @@ func (c *Checker) checkPKey(fl *flow, n int, pk uint16) {
 	}
 }
 
-// frameAddrs returns the source and destination addresses of an IB frame.
-func frameAddrs(f *packet.Frame) (src, dst analysis.Addr) {
-	switch f.Encap {
-	case packet.RoCEv2IPv4:
-		return analysis.IPv4Addr([4]byte(f.IPv4[12:16])), analysis.IPv4Addr([4]byte(f.IPv4[16:20]))
-	case packet.RoCEv2IPv6:
-		return analysis.IPv6Addr([16]byte(f.IPv6[8:24])), analysis.IPv6Addr([16]byte(f.IPv6[24:40]))
-	case packet.RoCEv1, packet.IBGlobal:
-		return analysis.GIDAddr([16]byte(f.GRH.SGID())), analysis.GIDAddr([16]byte(f.GRH.DGID()))
-	case packet.IBLocal:
-		return analysis.LIDAddr(f.LRH.SLID()), analysis.LIDAddr(f.LRH.DLID())
-	}
-	return analysis.Addr{}, analysis.Addr{}
-}
-
 // lookup returns the flow of frame f to QP qp, creating it.
 func (c *Checker) lookup(f *packet.Frame, qp uint32) *flow {
-	src, dst := frameAddrs(f)
+	src, dst := analysis.FrameAddrs(f)
 	k := analysis.FlowKey{Encap: f.Encap, Src: src, Dst: dst, DstQP: qp}
 	for _, x := range c.cache {
-		if x != nil && x.key == k {
+		if x != nil && x.Key == k {
 			return x
 		}
 	}
-	fl := c.flow(k)
+	fl := c.table.Flow(k)
 	c.cache[1], c.cache[0] = c.cache[0], fl
 	return fl
 }
 
-func (c *Checker) flow(k analysis.FlowKey) *flow {
-	if fl, ok := c.flows[k]; ok {
-		return fl
-	}
-	fl := &flow{key: k, seq: len(c.order)}
+// newFlow makes the flow of a key seen for the first time.
+func (c *Checker) newFlow(k analysis.FlowKey) *flow {
+	fl := &flow{seq: c.table.Len()}
+	fl.Key = k
 	if c.opts.PMTU != 0 {
 		fl.pmtu, fl.pmtuFrom = c.opts.PMTU, mtuOption
 	}
-	c.flows[k] = fl
-	c.order = append(c.order, fl)
-	pk := pairKey{k.Encap, k.Src, k.Dst}
-	c.byPair[pk] = append(c.byPair[pk], fl)
 	return fl
 }
 
-// pair makes a and b the two directions of one connection.
-func (c *Checker) pair(a, b *flow, how string) {
-	for _, x := range [2]*flow{a, b} {
-		if x.peer != nil && x.peer != a && x.peer != b {
-			x.peer.peer, x.peer.pairedBy = nil, ""
-		}
+// FlowLink returns the flow's place in the Checker's Conns.
+func (fl *flow) FlowLink() *analysis.Link[flow] { return &fl.Link }
+
+// Requested reports whether the flow has carried a request that a
+// response resp with PSN q can answer: q lies between the first PSN and
+// the end of what was sent, and the request kept at q is one that READ
+// responses answer, for a READ response, or an atomic, for an ATOMIC ACK.
+func (fl *flow) Requested(q uint32, resp opcode.Opcode) bool {
+	ch := &fl.req
+	if !ch.started || ch.slots.len() == 0 || rc.DiffPSN(q, ch.first) < 0 || rc.DiffPSN(q, ch.sentEnd()) >= 0 {
+		return false
 	}
-	a.peer, b.peer = b, a
-	a.pairedBy, b.pairedBy = how, how
+	switch resp.Family() {
+	case opcode.FamilyReadResponse:
+		i := ch.slots.find(q)
+		return i >= 0 && rc.AnsweredByRead(ch.slots.at(i).op)
+	case opcode.FamilyAtomicAck:
+		i := ch.slots.find(q)
+		return i >= 0 && ch.slots.at(i).psn == q && ch.slots.at(i).op.Family() == opcode.FamilyAtomic
+	}
+	return true
+}
+
+// paired makes the two directions of a connection share what one knows of
+// the path MTU and the P_Key.
+func (c *Checker) paired(a, b *flow) {
 	switch {
 	case a.pmtuFrom > b.pmtuFrom:
 		c.setPMTU(b, a.pmtu, a.pmtuFrom)
@@ -344,24 +301,12 @@ func (c *Checker) pair(a, b *flow, how string) {
 	}
 }
 
-// pairByPSN finds, among the unpaired reverse flows that sent requests,
-// the one whose PSN range holds q (the most recent if several), and pairs
-// it with fl, which carries a response with PSN q.
-func (c *Checker) pairByPSN(fl *flow, q uint32) *flow {
-	var best *flow
-	for _, x := range c.byPair[pairKey{fl.key.Encap, fl.key.Dst, fl.key.Src}] {
-		if x == fl || x.peer != nil || !x.req.started || x.req.slots.len() == 0 {
-			continue
-		}
-		if rc.DiffPSN(q, x.req.first) < 0 || rc.DiffPSN(q, x.req.sentEnd()) >= 0 {
-			continue
-		}
-		if best == nil || x.lastFrame > best.lastFrame {
-			best = x
-		}
-	}
+// pairByPSN pairs fl, which carries a response resp with PSN q, with the
+// reverse flow whose requests it answers (analysis.Conns.PairByPSN).
+func (c *Checker) pairByPSN(fl *flow, q uint32, resp opcode.Opcode) *flow {
+	best := c.table.PairByPSN(fl, q, resp)
 	if best != nil {
-		c.pair(fl, best, "psn")
+		c.paired(fl, best)
 	}
 	return best
 }
@@ -369,7 +314,7 @@ func (c *Checker) pairByPSN(fl *flow, q uint32) *flow {
 // setPMTU records fl's (and its peer's) path MTU and resolves the READs
 // whose PSN count was waiting for it.
 func (c *Checker) setPMTU(fl *flow, n int, from mtuSource) {
-	for _, x := range [2]*flow{fl, fl.peer} {
+	for _, x := range [2]*flow{fl, fl.Peer} {
 		if x == nil {
 			continue
 		}
@@ -383,59 +328,34 @@ func (c *Checker) setPMTU(fl *flow, n int, from mtuSource) {
 
 // learnPMTU records a PMTU seen in a full packet, unless one is known.
 func (c *Checker) learnPMTU(fl *flow, n int) {
-	if fl.pmtu == 0 && validPMTU(n) {
+	if fl.pmtu == 0 && rc.ValidMTU(n) {
 		c.setPMTU(fl, n, mtuPackets)
 	}
 }
 
-// cm learns QPNs, starting PSNs, PMTU and P_Key from a CM REQ/REP pair.
+// cm learns QPNs, starting PSNs, PMTU and P_Key from a CM REQ/REP pair
+// that sets up a reliable connection.
 func (c *Checker) cm(f *packet.Frame, n int) {
-	m, err := cm.FromPacket(&f.Transport)
+	mad, err := cm.FromPacket(&f.Transport)
 	if err != nil {
 		return
 	}
-	src, dst := frameAddrs(f)
-	switch m.AttributeID() {
-	case cm.AttrREQ:
-		r, err := m.REQ()
-		if err != nil {
-			return
-		}
-		k := cmKey{f.Encap, src, dst, r.LocalCommID()}
-		if _, ok := c.cmPending[k]; ok {
-			return
-		}
-		c.cmPending[k] = &cmREQ{qpn: r.LocalQPN(), psn: r.StartingPSN(), mtu: cm.MTUBytes(r.PathMTU()), pkey: r.PKey(),
-			rc: r.TransportType() == cm.ServiceRC, frame: n}
-	case cm.AttrREP:
-		r, err := m.REP()
-		if err != nil {
-			return
-		}
-		k := cmKey{f.Encap, dst, src, r.RemoteCommID()}
-		req, ok := c.cmPending[k]
-		if !ok {
-			return
-		}
-		delete(c.cmPending, k)
-		if !req.rc {
-			return
-		}
-		info := &cmInfo{reqFrame: req.frame, repFrame: n, activeQPN: req.qpn, passiveQPN: r.LocalQPN(), pmtu: req.mtu, pkey: req.pkey}
-		// Active -> passive requests go to the passive QP and start at the
-		// REP's PSN; passive -> active at the REQ's.
-		ap := c.flow(analysis.FlowKey{Encap: f.Encap, Src: dst, Dst: src, DstQP: r.LocalQPN()})
-		pa := c.flow(analysis.FlowKey{Encap: f.Encap, Src: src, Dst: dst, DstQP: req.qpn})
-		c.pair(ap, pa, "cm")
-		ap.cmInfo, pa.cmInfo = info, info
-		ap.req.startAt(r.StartingPSN())
-		pa.req.startAt(req.psn)
-		if req.pkey != 0 && !ap.pkeySet {
-			ap.pkey, ap.pkeySet = req.pkey, true
-			pa.pkey, pa.pkeySet = req.pkey, true
-		}
-		if validPMTU(req.mtu) && ap.pmtuFrom < mtuCM {
-			c.setPMTU(ap, req.mtu, mtuCM)
-		}
+	var m analysis.CMMessage
+	m.Set(mad)
+	src, dst := analysis.FrameAddrs(f)
+	info := c.table.LearnCM(f.Encap, src, dst, &m, n)
+	if info == nil || info.Transport != cm.ServiceRC.String() {
+		return
+	}
+	ap, pa := c.table.PairCM(f.Encap, info)
+	c.paired(ap, pa)
+	ap.req.startAt(info.REPStartingPSN)
+	pa.req.startAt(info.REQStartingPSN)
+	if info.PKey != 0 && !ap.pkeySet {
+		ap.pkey, ap.pkeySet = info.PKey, true
+		pa.pkey, pa.pkeySet = info.PKey, true
+	}
+	if rc.ValidMTU(info.PMTU) && ap.pmtuFrom < mtuCM {
+		c.setPMTU(ap, info.PMTU, mtuCM)
 	}
 }

@@ -6,11 +6,18 @@
 // # Connections
 //
 // A flow is one direction between two QPs (encapsulation, source and
-// destination address, destination QP), as package analysis keys it. Two
-// flows form a connection when a CM REQ/REP pair names both QPs (which also
-// gives the starting PSN of each side's requests, the path MTU and the
-// P_Key), or else when a response's PSN falls inside the requests one
-// reverse flow sent. Each connection has two channels: the requests one
+// destination address, destination QP), as package analysis keys it; the
+// flows, their pairing and what the CM teaches are kept by analysis.Conns,
+// shared with the capture analysis. Two flows form a connection when a CM
+// REQ/REP pair for a reliable connection names both QPs (which also gives
+// the starting PSN of each side's requests, the path MTU and the P_Key), or
+// else when a response's PSN falls inside the requests one reverse flow
+// sent. A response names its requester's QP but not its own, so when its
+// PSN falls inside the requests of several unpaired reverse flows (QPs
+// between the same two hosts whose PSNs overlap, with no CM in the
+// capture) the pairing is ambiguous: the connection is listed as such, and
+// neither those responses nor the answers those requests await are judged
+// until a later response names one flow alone. Each connection has two channels: the requests one
 // side sends and the other side's answers to them, and the same the other
 // way round.
 //
@@ -89,6 +96,20 @@
 // A fatal NAK (invalid request, remote access or remote operational
 // error) moves the connection to the Error state (§5.10): later packets of
 // that connection are counted, not checked.
+//
+// # Rules shared with package rc, and rules bounded here
+//
+// The facts that are arithmetic on the specification come from the one
+// place that states them: each opcode's family, position and headers from
+// package opcode; 24-bit PSN comparison, the PSNs a READ reserves
+// (rc.Packets), path MTU validity, which requests end a message (the MSN),
+// take a receive WQE (may be RNR-NAKed) or are always answered, from
+// package rc, whose endpoint applies the same functions. What rc decides
+// from state a capture does not show is modelled here as bounds instead:
+// the responder's expected PSN (between level and contig above), its MSN
+// until an AETH or the CM fixes it, a READ's N while the path MTU or the
+// RETH is unknown (analysis.MaxReadPSNs), ACK coalescing, and whether the
+// capture point sits at the requester or the responder.
 //
 // # Why not a shadow rc.QP
 //

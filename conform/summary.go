@@ -38,7 +38,10 @@ type Connection struct {
 	Encap    string // "RoCEv2/IPv4", "IB/LRH", ...
 	A, B     string // endpoint addresses
 	QPA, QPB uint32 // A's and B's QP numbers (0: no packet went to that QP)
-	PairedBy string // "cm", "psn", or "" when only one direction was seen
+	// PairedBy is "cm", "psn", "" when only one direction was seen, or
+	// "ambiguous" when the responses could answer the requests of several
+	// reverse flows (no CM, overlapping PSNs): they are then not judged.
+	PairedBy string
 	PMTU     int    // bytes; 0 when never known
 	PMTUFrom string // "option", "cm", "packets" or ""
 
@@ -100,11 +103,11 @@ func outOpName(ch *channel) string {
 // packet, and returns each flow's connection number.
 func (c *Checker) conns() ([]Connection, map[*flow]int) {
 	var heads []*flow
-	for _, fl := range c.order {
-		if fl.packets == 0 && (fl.peer == nil || fl.peer.packets == 0) {
+	for _, fl := range c.table.Flows() {
+		if fl.packets == 0 && (fl.Peer == nil || fl.Peer.packets == 0) {
 			continue // created by the CM, never used
 		}
-		if fl.peer != nil && fl.peer.packets > 0 && (fl.peer.firstFrame < fl.firstFrame || fl.packets == 0) {
+		if fl.Peer != nil && fl.Peer.packets > 0 && (fl.Peer.firstFrame < fl.firstFrame || fl.packets == 0) {
 			continue // listed with its peer
 		}
 		heads = append(heads, fl)
@@ -113,17 +116,17 @@ func (c *Checker) conns() ([]Connection, map[*flow]int) {
 	num := map[*flow]int{}
 	out := make([]Connection, 0, len(heads))
 	for i, a := range heads {
-		b := a.peer
+		b := a.Peer
 		cn := Connection{
-			Number: i + 1, Encap: a.key.Encap.String(), A: a.key.Src.String(), B: a.key.Dst.String(), QPB: a.key.DstQP,
-			PairedBy: a.pairedBy, PMTU: a.pmtu, PMTUFrom: mtuSourceNames[a.pmtuFrom],
+			Number: i + 1, Encap: a.Key.Encap.String(), A: a.Key.Src.String(), B: a.Key.Dst.String(), QPB: a.Key.DstQP,
+			PairedBy: a.PairedBy.String(), PMTU: a.pmtu, PMTUFrom: mtuSourceNames[a.pmtuFrom],
 			FirstFrame: a.firstFrame, LastFrame: a.lastFrame, Packets: a.packets, Findings: a.findings,
 			ErrorFrame: a.errFrame, AtoB: a.req.summary(),
 		}
 		num[a] = i + 1
 		if b != nil {
 			num[b] = i + 1
-			cn.QPA = b.key.DstQP
+			cn.QPA = b.Key.DstQP
 			cn.BtoA = b.req.summary()
 			cn.Packets += b.packets
 			cn.Findings += b.findings
@@ -146,7 +149,7 @@ func (c *Checker) Finish(dst []Finding) []Finding {
 	}
 	c.finished = true
 	c.out = dst
-	for _, fl := range c.order {
+	for _, fl := range c.table.Flows() {
 		c.finish(fl)
 	}
 	c.cur = nil
@@ -200,11 +203,14 @@ func (s *Summary) AppendText(b []byte) []byte {
 		b = appendQP(b, cn.QPB)
 		b = append(b, ", "...)
 		b = append(b, cn.Encap...)
-		if cn.PairedBy != "" {
+		switch cn.PairedBy {
+		case "ambiguous":
+			b = append(b, ", one direction, pairing ambiguous"...)
+		case "":
+			b = append(b, ", one direction"...)
+		default:
 			b = append(b, ", paired by "...)
 			b = append(b, cn.PairedBy...)
-		} else {
-			b = append(b, ", one direction"...)
 		}
 		if cn.PMTU != 0 {
 			b = append(b, ", PMTU "...)

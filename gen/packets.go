@@ -842,9 +842,8 @@ func (b *builder) emit(p *jPacket, ff *packet.FrameFields, op opcode.Opcode, qi 
 		// request takes one PSN per response packet (§5.3).
 		if op.Valid() && op.IsRequest() && op.Transport() == opcode.RC && t.BTH.DestQP == q.QPN {
 			np := uint32(1)
-			if op.Operation() == opcode.RDMAReadRequest {
-				mtu := uint64(q.MTU)
-				np = uint32(max(1, (uint64(t.RETH.DMALen)+mtu-1)/mtu))
+			if op.Family() == opcode.FamilyRead {
+				np = max(np, rc.Packets(t.RETH.DMALen, q.MTU))
 			}
 			b.next[qi] = rc.AddPSN(t.BTH.PSN, np)
 		}

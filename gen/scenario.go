@@ -303,11 +303,10 @@ func (m *memDeriver) add(q int, t *packet.Packet) {
 	if t.AtomicETH != nil {
 		m.span(t.AtomicETH.RKey(), t.AtomicETH.VA(), 8)
 	}
-	switch t.Opcode().Operation() {
-	case opcode.SendFirst, opcode.SendOnly, opcode.SendOnlyWithImmediate, opcode.SendOnlyWithInvalidate:
-		m.sendLen[q] = 0
-		fallthrough
-	case opcode.SendMiddle, opcode.SendLast, opcode.SendLastWithImmediate, opcode.SendLastWithInvalidate:
+	if op := t.Opcode(); op.Family() == opcode.FamilySend {
+		if p := op.Position(); p == opcode.First || p == opcode.Only {
+			m.sendLen[q] = 0
+		}
 		m.sendLen[q] += len(t.Payload)
 		m.maxSend[q] = max(m.maxSend[q], m.sendLen[q])
 	}

@@ -178,9 +178,8 @@ func analyse(src *Source) []info {
 			continue
 		}
 		n := uint32(1)
-		if in.op.Operation() == opcode.RDMAReadRequest && fr.Transport.RETH != nil {
-			mtu := uint64(src.DUT.QPs[q].MTU)
-			n = uint32(max(1, (uint64(fr.Transport.RETH.DMALen())+mtu-1)/mtu))
+		if in.op.Family() == opcode.FamilyRead && fr.Transport.RETH != nil {
+			n = max(n, rc.Packets(fr.Transport.RETH.DMALen(), src.DUT.QPs[q].MTU))
 		}
 		pos := in.op.Position()
 		if pos == opcode.First || pos == opcode.Only || !s.started {

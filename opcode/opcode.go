@@ -1,6 +1,7 @@
 // Package opcode is rocekit's single table of BTH OpCode facts: names,
 // transports, which opcodes are valid, which extension headers follow the BTH
-// in wire order, whether a payload follows, direction and message position.
+// in wire order, whether a payload follows, direction, operation family and
+// message position.
 // Parsing, building, naming and the tests all read this table; nothing else in
 // rocekit restates these facts.
 //
@@ -176,6 +177,45 @@ func (d Direction) String() string {
 	return "none"
 }
 
+// Family is the operation an opcode belongs to, whatever its position in
+// the message: every SEND opcode is FamilySend, every RDMA WRITE opcode
+// FamilyWrite, and so on. The zero Family is that of invalid opcodes.
+type Family uint8
+
+// Families.
+const (
+	FamilyNone         Family = iota
+	FamilySend                // SEND First ... Only, with immediate or invalidate
+	FamilyWrite               // RDMA WRITE First ... Only, with immediate
+	FamilyRead                // RDMA READ Request
+	FamilyAtomic              // CmpSwap and FetchAdd
+	FamilyFlush               // FLUSH
+	FamilyAtomicWrite         // ATOMIC WRITE
+	FamilyResync              // RESYNC (RD)
+	FamilyReadResponse        // RDMA READ Response First ... Only
+	FamilyAck                 // Acknowledge
+	FamilyAtomicAck           // Atomic Acknowledge
+	FamilyCNP                 // congestion notification
+)
+
+var familyNames = [...]string{FamilyNone: "none", FamilySend: "SEND", FamilyWrite: "RDMA WRITE", FamilyRead: "RDMA READ",
+	FamilyAtomic: "ATOMIC", FamilyFlush: "FLUSH", FamilyAtomicWrite: "ATOMIC WRITE", FamilyResync: "RESYNC",
+	FamilyReadResponse: "RDMA READ response", FamilyAck: "ACK", FamilyAtomicAck: "ATOMIC ACK", FamilyCNP: "CNP"}
+
+func (f Family) String() string {
+	if int(f) < len(familyNames) {
+		return familyNames[f]
+	}
+	return fmt.Sprintf("Family(%d)", uint8(f))
+}
+
+// Segmented reports whether a message of family f may span several packets
+// (First, Middle, Last): SEND, RDMA WRITE and READ responses. Every other
+// family is one Only packet.
+func (f Family) Segmented() bool {
+	return f == FamilySend || f == FamilyWrite || f == FamilyReadResponse
+}
+
 // MaxHeaders is the most extension headers any opcode carries
 // (RD RDMA WRITE Only with Immediate: RDETH DETH RETH ImmDt).
 const MaxHeaders = 4
@@ -184,6 +224,7 @@ const MaxHeaders = 4
 type Info struct {
 	Valid     bool
 	Name      string // RC_SEND_ONLY, CNP, UNKNOWN_0x18, VENDOR_0xC0 ...
+	Family    Family
 	Direction Direction
 	Position  Position
 	// Payload: a payload may follow the headers. ATOMIC WRITE's 8 bytes count
@@ -265,6 +306,9 @@ func (o Opcode) IsRequest() bool { return table[o].Direction == Request }
 // IsResponse reports whether o goes from responder to requester.
 func (o Opcode) IsResponse() bool { return table[o].Direction == Response }
 
+// Family returns the operation family of o; FamilyNone if o is invalid.
+func (o Opcode) Family() Family { return table[o].Family }
+
 // Position returns the opcode's place in its message.
 func (o Opcode) Position() Position { return table[o].Position }
 
@@ -303,42 +347,43 @@ func (op Operation) String() string {
 }
 
 // opFacts are the transport-independent facts of one operation: the headers
-// an RC packet carries, payload, direction and position (ib-facts.md §2.2,
-// "Headers: RC, UC" column).
+// an RC packet carries, payload, direction, position and family
+// (ib-facts.md §2.2, "Headers: RC, UC" column).
 type opFacts struct {
 	headers []Header
 	payload bool
 	dir     Direction
 	pos     Position
+	fam     Family
 }
 
 var ops = map[Operation]opFacts{
-	SendFirst:                  {nil, true, Request, First},
-	SendMiddle:                 {nil, true, Request, Middle},
-	SendLast:                   {nil, true, Request, Last},
-	SendLastWithImmediate:      {[]Header{ImmDt}, true, Request, Last},
-	SendOnly:                   {nil, true, Request, Only},
-	SendOnlyWithImmediate:      {[]Header{ImmDt}, true, Request, Only},
-	RDMAWriteFirst:             {[]Header{RETH}, true, Request, First},
-	RDMAWriteMiddle:            {nil, true, Request, Middle},
-	RDMAWriteLast:              {nil, true, Request, Last},
-	RDMAWriteLastWithImmediate: {[]Header{ImmDt}, true, Request, Last},
-	RDMAWriteOnly:              {[]Header{RETH}, true, Request, Only},
-	RDMAWriteOnlyWithImmediate: {[]Header{RETH, ImmDt}, true, Request, Only},
-	RDMAReadRequest:            {[]Header{RETH}, false, Request, Only},
-	RDMAReadResponseFirst:      {[]Header{AETH}, true, Response, First},
-	RDMAReadResponseMiddle:     {nil, true, Response, Middle},
-	RDMAReadResponseLast:       {[]Header{AETH}, true, Response, Last},
-	RDMAReadResponseOnly:       {[]Header{AETH}, true, Response, Only},
-	Acknowledge:                {[]Header{AETH}, false, Response, Only},
-	AtomicAcknowledge:          {[]Header{AETH, AtomicAckETH}, false, Response, Only},
-	CompareSwap:                {[]Header{AtomicETH}, false, Request, Only},
-	FetchAdd:                   {[]Header{AtomicETH}, false, Request, Only},
-	Resync:                     {nil, false, Request, Only},
-	SendLastWithInvalidate:     {[]Header{IETH}, true, Request, Last},
-	SendOnlyWithInvalidate:     {[]Header{IETH}, true, Request, Only},
-	Flush:                      {[]Header{FETH, RETH}, false, Request, Only},
-	AtomicWrite:                {[]Header{RETH}, true, Request, Only},
+	SendFirst:                  {nil, true, Request, First, FamilySend},
+	SendMiddle:                 {nil, true, Request, Middle, FamilySend},
+	SendLast:                   {nil, true, Request, Last, FamilySend},
+	SendLastWithImmediate:      {[]Header{ImmDt}, true, Request, Last, FamilySend},
+	SendOnly:                   {nil, true, Request, Only, FamilySend},
+	SendOnlyWithImmediate:      {[]Header{ImmDt}, true, Request, Only, FamilySend},
+	RDMAWriteFirst:             {[]Header{RETH}, true, Request, First, FamilyWrite},
+	RDMAWriteMiddle:            {nil, true, Request, Middle, FamilyWrite},
+	RDMAWriteLast:              {nil, true, Request, Last, FamilyWrite},
+	RDMAWriteLastWithImmediate: {[]Header{ImmDt}, true, Request, Last, FamilyWrite},
+	RDMAWriteOnly:              {[]Header{RETH}, true, Request, Only, FamilyWrite},
+	RDMAWriteOnlyWithImmediate: {[]Header{RETH, ImmDt}, true, Request, Only, FamilyWrite},
+	RDMAReadRequest:            {[]Header{RETH}, false, Request, Only, FamilyRead},
+	RDMAReadResponseFirst:      {[]Header{AETH}, true, Response, First, FamilyReadResponse},
+	RDMAReadResponseMiddle:     {nil, true, Response, Middle, FamilyReadResponse},
+	RDMAReadResponseLast:       {[]Header{AETH}, true, Response, Last, FamilyReadResponse},
+	RDMAReadResponseOnly:       {[]Header{AETH}, true, Response, Only, FamilyReadResponse},
+	Acknowledge:                {[]Header{AETH}, false, Response, Only, FamilyAck},
+	AtomicAcknowledge:          {[]Header{AETH, AtomicAckETH}, false, Response, Only, FamilyAtomicAck},
+	CompareSwap:                {[]Header{AtomicETH}, false, Request, Only, FamilyAtomic},
+	FetchAdd:                   {[]Header{AtomicETH}, false, Request, Only, FamilyAtomic},
+	Resync:                     {nil, false, Request, Only, FamilyResync},
+	SendLastWithInvalidate:     {[]Header{IETH}, true, Request, Last, FamilySend},
+	SendOnlyWithInvalidate:     {[]Header{IETH}, true, Request, Only, FamilySend},
+	Flush:                      {[]Header{FETH, RETH}, false, Request, Only, FamilyFlush},
+	AtomicWrite:                {[]Header{RETH}, true, Request, Only, FamilyAtomicWrite},
 }
 
 // valid lists, per transport, the operations it defines (ib-facts.md §2.2
@@ -396,18 +441,18 @@ func init() {
 	for t, list := range valid {
 		for _, op := range list {
 			f := ops[op]
-			set(Opcode(uint8(t)|uint8(op)), t.String()+"_"+op.String(), headersFor(t, op, f), f.payload, f.dir, f.pos)
+			set(Opcode(uint8(t)|uint8(op)), t.String()+"_"+op.String(), headersFor(t, op, f), f.payload, f.dir, f.pos, f.fam)
 		}
 	}
 	// Congestion notification packets (ib-facts.md §1.6): 0x80 is the native
 	// IB CNP of IBA annex A10 (BTH only), 0x81 the RoCEv2 CNP of annex A17
 	// (BTH + 16 reserved bytes).
-	set(0x80, "IB_CNP", nil, false, Notification, Only)
-	set(0x81, "CNP", []Header{CNPBody}, false, Notification, Only)
+	set(0x80, "IB_CNP", nil, false, Notification, Only, FamilyCNP)
+	set(0x81, "CNP", []Header{CNPBody}, false, Notification, Only, FamilyCNP)
 }
 
-func set(o Opcode, name string, hs []Header, payload bool, dir Direction, pos Position) {
-	in := Info{Valid: true, Name: name, Payload: payload, Direction: dir, Position: pos}
+func set(o Opcode, name string, hs []Header, payload bool, dir Direction, pos Position, fam Family) {
+	in := Info{Valid: true, Name: name, Family: fam, Direction: dir, Payload: payload, Position: pos}
 	if len(hs) > MaxHeaders {
 		panic("opcode: table entry with too many headers: " + name)
 	}

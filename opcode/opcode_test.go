@@ -150,6 +150,27 @@ func TestFlags(t *testing.T) {
 	assert.Equal(t, FetchAdd, Opcode(0xB4).Operation())
 }
 
+// Every valid opcode has a family, and the family agrees with the name.
+func TestFamily(t *testing.T) {
+	prefix := map[Family]string{FamilySend: "_SEND_", FamilyWrite: "_RDMA_WRITE_", FamilyRead: "_RDMA_READ_REQUEST",
+		FamilyReadResponse: "_RDMA_READ_RESPONSE_", FamilyAck: "_ACKNOWLEDGE", FamilyAtomicAck: "_ATOMIC_ACKNOWLEDGE",
+		FamilyFlush: "_FLUSH", FamilyAtomicWrite: "_ATOMIC_WRITE", FamilyResync: "_RESYNC", FamilyCNP: "CNP"}
+	for _, o := range All() {
+		f := o.Family()
+		require.NotEqual(t, FamilyNone, f, o.String())
+		if p, ok := prefix[f]; ok {
+			assert.Contains(t, o.String(), p, o.String())
+		}
+		assert.Equal(t, f == FamilySend || f == FamilyWrite || f == FamilyReadResponse, f.Segmented(), o.String())
+	}
+	assert.Equal(t, FamilyAtomic, RCCompareSwap.Family())
+	assert.Equal(t, FamilyAtomic, XRCFetchAdd.Family())
+	assert.Equal(t, FamilyNone, Opcode(0x18).Family())
+	assert.Equal(t, FamilyNone, Opcode(0xC0).Family())
+	assert.Equal(t, "RDMA WRITE", FamilyWrite.String())
+	assert.Equal(t, "Family(200)", Family(200).String())
+}
+
 // Every named constant must name a valid opcode whose table name matches the
 // constant's own name (RCSendOnly <-> RC_SEND_ONLY).
 func TestNamedConstants(t *testing.T) {

@@ -79,9 +79,7 @@ func DefaultConfig() Config {
 }
 
 func (c *Config) check() error {
-	switch c.MTU {
-	case 256, 512, 1024, 2048, 4096:
-	default:
+	if !ValidMTU(c.MTU) {
 		return fmt.Errorf("rc: MTU %d: want 256, 512, 1024, 2048 or 4096", c.MTU)
 	}
 	switch {

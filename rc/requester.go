@@ -95,7 +95,7 @@ func (r *requester) post(wr *WR) {
 	switch {
 	case wr.Opcode == WRRDMARead || wr.Opcode.isSend() || wr.Opcode.isWrite():
 		// n = max(1, ceil(L/PMTU)) packets, or READ responses (§5.2, §5.3).
-		w.npsn = max(1, (w.length+mtu-1)/mtu)
+		w.npsn = Packets(w.length, int(mtu))
 	default:
 		w.npsn = 1
 	}

@@ -204,20 +204,18 @@ func (r *responder) receive(f *packet.Fields) {
 		r.classC(p, aeth.InvalidRequest, Success)
 		return
 	}
-	switch op.Operation() {
-	case opcode.SendFirst, opcode.SendMiddle, opcode.SendLast, opcode.SendLastWithImmediate, opcode.SendOnly,
-		opcode.SendOnlyWithImmediate, opcode.SendLastWithInvalidate, opcode.SendOnlyWithInvalidate:
+	switch op.Family() {
+	case opcode.FamilySend:
 		r.send(f)
-	case opcode.RDMAWriteFirst, opcode.RDMAWriteMiddle, opcode.RDMAWriteLast, opcode.RDMAWriteLastWithImmediate,
-		opcode.RDMAWriteOnly, opcode.RDMAWriteOnlyWithImmediate:
+	case opcode.FamilyWrite:
 		r.write(f)
-	case opcode.RDMAReadRequest:
+	case opcode.FamilyRead:
 		r.read(f)
-	case opcode.CompareSwap, opcode.FetchAdd:
+	case opcode.FamilyAtomic:
 		r.atomic(f)
-	case opcode.AtomicWrite:
+	case opcode.FamilyAtomicWrite:
 		r.atomicWrite(f)
-	case opcode.Flush:
+	case opcode.FamilyFlush:
 		r.flushOp(f)
 	}
 }
@@ -255,7 +253,7 @@ func (r *responder) send(f *packet.Fields) {
 		r.classC(p, aeth.InvalidRequest, Success)
 		return
 	}
-	if pos == opcode.First || pos == opcode.Only {
+	if ConsumesWQE(op) {
 		if r.rq.Len() == 0 {
 			r.rnr(p)
 			return
@@ -274,7 +272,7 @@ func (r *responder) send(f *packet.Fields) {
 	if pos == opcode.First {
 		r.seq = seqSend
 	}
-	if pos == opcode.Last || pos == opcode.Only {
+	if EndsMessage(op) {
 		r.seq = seqNone
 		c := Completion{WRID: r.rq.At(0).ID, Opcode: WCRecv, ByteLen: r.sendOff, QPN: q.qpn}
 		if op.HasImmediate() {
@@ -349,7 +347,7 @@ func (r *responder) write(f *packet.Fields) {
 		return
 	}
 	imm := op.HasImmediate()
-	if imm && r.rq.Len() == 0 {
+	if ConsumesWQE(op) && r.rq.Len() == 0 {
 		r.rnr(p) // WRITE with immediate needs a receive WQE (§5.4)
 		return
 	}
@@ -358,7 +356,7 @@ func (r *responder) write(f *packet.Fields) {
 	if pos == opcode.First {
 		r.seq = seqWrite
 	}
-	if pos == opcode.Last || pos == opcode.Only {
+	if EndsMessage(op) {
 		r.seq = seqNone
 		r.wdata = nil
 		if imm {
@@ -392,10 +390,8 @@ func (r *responder) findResource(k resKind, p uint32) *resource {
 	return nil
 }
 
-// nPSN is the PSNs a READ of n bytes uses: max(1, ceil(n/PMTU)) (§5.3).
-func (r *responder) nPSN(n uint32) uint32 {
-	return max(1, uint32((uint64(n)+uint64(r.q.mtu)-1)/uint64(r.q.mtu)))
-}
+// nPSN is the PSNs a READ of n bytes uses (§5.3).
+func (r *responder) nPSN(n uint32) uint32 { return Packets(n, int(r.q.mtu)) }
 
 // needIRD rejects READ/atomic requests when max_dest_rd_atomic is 0 (§5.4).
 func (r *responder) needIRD(p uint32) bool {

@@ -19,7 +19,9 @@ ib-facts.md §5 that the capture proves: one line per finding,
 
 then one summary line per connection and a total. Connections are learnt
 from CM REQ/REP exchanges, else by pairing responses with the requests whose
-PSNs they name. Several files are checked one by one.
+PSNs they name; when the requests of several QPs fit, the pairing is
+ambiguous and those responses are not judged. Several files are checked one
+by one.
 
 A capture is a window: a request still awaiting its answer when the capture
 ends (an AckReq request no ACK or NAK covers, a READ without its last
