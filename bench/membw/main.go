@@ -48,7 +48,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/rocekit/rocekit/internal/benchwalk"
+	"github.com/rocekit/rocekit/internal/pcapfast"
 )
 
 func main() {
@@ -148,7 +148,7 @@ var sink byte
 // readWays times bringing the whole file in through a fresh mapping and
 // through copies, on one and on two threads, three times each.
 func readWays(f *os.File, size int) {
-	const chunk = benchwalk.CopyChunk // decode's chunk when it copies
+	const chunk = pcapfast.CopyChunk // decode's chunk when it copies
 	nchunks := (size + chunk - 1) / chunk
 	for rep := 0; rep < 3; rep++ {
 		for _, threads := range []int{1, 2} {

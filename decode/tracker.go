@@ -1,4 +1,4 @@
-package main
+package decode
 
 import (
 	"unsafe"
@@ -29,11 +29,12 @@ func newConvTracker(pmtu, shards int) convTracker {
 	return convTracker{s: s, w: make([]shardWarnings, s.Len())}
 }
 
-func check(c crcResult) analysis.Check {
+// check is c as the analysis takes it.
+func (c CRC) check() analysis.Check {
 	switch {
-	case !c.checked:
+	case !c.Checked:
 		return analysis.NotChecked
-	case c.ok:
+	case c.OK:
 		return analysis.CheckOK
 	}
 	return analysis.CheckBad
@@ -53,7 +54,7 @@ func (c *convTracker) observe(shard int, o *analysis.Obs, w []string) []string {
 // count feeds obs[i] for each i of idx to shard's tracker, in order, for
 // the summary alone: their warnings are only counted. It prefetches each
 // observation obsAhead ahead of its turn: they were written to memory
-// (--summary writes them with non-temporal stores), not to a cache.
+// (SummaryOnly writes them with non-temporal stores), not to a cache.
 func (c *convTracker) count(shard int, obs []analysis.Obs, idx []int32) {
 	w := c.w[shard].w
 	for j, i := range idx {
@@ -67,18 +68,3 @@ func (c *convTracker) count(shard int, obs []analysis.Obs, idx []int32) {
 
 // obsAhead is how many observations ahead count prefetches.
 const obsAhead = 16
-
-func (c *convTracker) appendSummary(b []byte, json bool) []byte {
-	s := c.s.Summary()
-	if json {
-		return append(s.AppendJSON(b), '\n')
-	}
-	var buf bytesWriter
-	buf.b = b
-	s.WriteText(&buf)
-	return buf.b
-}
-
-type bytesWriter struct{ b []byte }
-
-func (w *bytesWriter) Write(p []byte) (int, error) { w.b = append(w.b, p...); return len(p), nil }
