@@ -31,12 +31,13 @@ import (
 // that read it (and brought its bytes into its core's cache) decodes,
 // checks, analyses and formats it. A batch of a memory-mapped file is the
 // records that start in one readChunk of it: its worker streams the chunk
-// from memory before its turn to locate the records (pcap.Reader.Skim), so
-// the workers read the file at once and the turn finds the record headers
-// in cache; each record is filled in (RecordAt) as it is decoded. Where
-// touching a new mapping costs more than copying (pcap.Reader.CopyIsFaster:
-// virtual machines with shadow page tables), the worker copies its chunk
-// into its batch instead, and the records are read from the copy. The
+// from memory before its turn to locate the records (SkimFrom, of
+// internal/pcapfast's Methods), so the workers read the file at once and
+// the turn finds the record headers in cache; each record is filled in
+// (RecordFrom) as it is decoded. Where touching a new mapping costs more
+// than copying (CopyIsFaster: virtual machines with shadow page tables),
+// the worker copies its chunk into its batch instead, and the records are
+// read from the copy. The
 // analysis is split into shards by pairs of endpoints (analysis.Shards): a
 // batch takes each shard's turn in order, so one worker can analyse shard
 // 0 of a batch while another analyses shard 1 of the batch before it.
@@ -49,6 +50,10 @@ import (
 // reader reuses its buffer.
 
 const batchFrames = 256
+
+// fast is package pcap's Reader machinery for reading a mapped file on
+// several workers (internal/pcapfast).
+var fast = pcapfast.Get[*pcap.Reader, *pcap.Record]()
 
 // slot is one frame of a batch: its record, the check results and where
 // its warnings are. The decoded views are the worker's.
@@ -72,14 +77,14 @@ type batch struct {
 	obs []analysis.Obs // the frames' observations: obs[i] is slots[i]'s
 
 	// A memory-mapped file's first nskim records are only located in the
-	// read turn (pcap.Reader.Skim): they start at offs[i], have Index
-	// first+i, and are read (RecordAt) in parallel, as they are decoded.
+	// read turn (SkimFrom): they start at offs[i], have Index first+i, and
+	// are read (RecordFrom) in parallel, as they are decoded.
 	offs  []int64
 	first int
 	nskim int
 	// copy holds the batch's chunk of the file when the file is read
 	// through copies (pipeline.copy).
-	copy pcap.Copy
+	copy pcapfast.Copy
 
 	// SummaryOnly: which frames each shard observes, how many shards
 	// have yet to observe them, and whether the buffer may be reused.
@@ -209,7 +214,7 @@ type pipeline struct {
 	// turns.
 	r        *pcap.Reader
 	inPlace  bool
-	copy     bool  // inPlace, read through copies (pcap.Reader.CopyIsFaster)
+	copy     bool  // inPlace, read through copies (pcapfast.Methods.CopyIsFaster)
 	chunk    int64 // inPlace: how much of the file a batch covers
 	start    int64 // file offset of the first record, when inPlace
 	base     uint64
@@ -273,13 +278,13 @@ func (p *pipeline) file(name string) error {
 	}
 	defer r.Close()
 	p.r, p.inPlace, p.readDone = r, r.Mapped(), false
-	p.copy, p.chunk = r.CopyIsFaster(), readChunk
+	p.copy, p.chunk = fast.CopyIsFaster(r), readChunk
 	if p.copy {
 		p.chunk = copyChunk
 	}
 	p.copied = p.copy
 	if p.inPlace {
-		r.CallerReadsAhead()
+		fast.CallerReadsAhead(r)
 		p.start = r.Offset()
 	}
 	// Batches are numbered on from the previous file's; claims past the
@@ -313,7 +318,7 @@ func (p *pipeline) file(name string) error {
 }
 
 // readChunk is how much of a memory-mapped file one batch covers: its
-// worker streams those bytes into its core's cache (pcap.Reader.ReadAhead)
+// worker streams those bytes into its core's cache (pcapfast.Methods.ReadAhead)
 // before its turn to walk the records, in parallel with the other workers.
 // A file read through copies has batches of copyChunk. internal/pcapfast
 // says why these sizes; bench/membw copies the file in the same chunks.
@@ -358,14 +363,14 @@ const copySlack = pcapfast.Slack
 // core's cache, through the mapping.
 func (p *pipeline) bring(c claim, b *batch) {
 	if p.copy {
-		p.r.CopyAt(&b.copy, c.lo, c.hi+copySlack)
+		fast.CopyAt(p.r, &b.copy, c.lo, c.hi+copySlack)
 	} else {
-		p.r.ReadAhead(c.lo, c.hi)
+		fast.ReadAhead(p.r, c.lo, c.hi)
 	}
 }
 
 // copyOf returns b's copy when the file is read through copies, else nil.
-func (p *pipeline) copyOf(b *batch) *pcap.Copy {
+func (p *pipeline) copyOf(b *batch) *pcapfast.Copy {
 	if p.copy {
 		return &b.copy
 	}
@@ -390,7 +395,7 @@ func (p *pipeline) fill(c claim, b *batch, meanwhile func() bool) bool {
 	b.reset()
 	r, hi := p.r, c.hi
 	if p.inPlace {
-		b.offs, b.first = r.SkimFrom(p.copyOf(b), hi, b.offs[:0])
+		b.offs, b.first = fast.SkimFrom(r, p.copyOf(b), hi, b.offs[:0])
 		n := len(b.offs)
 		if p.opts.Last > 0 {
 			n = max(0, min(n, p.opts.Last-b.first+1))
@@ -454,7 +459,7 @@ func fixArena(b *batch) {
 // nothing in it is needed after the frame is observed).
 func (p *pipeline) decode(b *batch, i int, s *slot, f *packet.Frame, o *analysis.Obs) {
 	if i < b.nskim {
-		if err := p.r.RecordFrom(p.copyOf(b), b.offs[i], b.first+i, &s.Record); err != nil {
+		if err := fast.RecordFrom(p.r, p.copyOf(b), b.offs[i], b.first+i, &s.Record); err != nil {
 			// The file was overwritten while mapped: the frame is reported
 			// with the error, undecoded.
 			s.Record = pcap.Record{Index: b.first + i, Offset: b.offs[i]}
@@ -558,7 +563,7 @@ func (p *pipeline) summarize(w *worker) {
 		if p.copy {
 			p.bring(c, next)
 		} else {
-			ahead = p.r.Ahead(c.lo, c.hi)
+			ahead = fast.Ahead(p.r, c.lo, c.hi)
 		}
 		lines := (len(ahead) + 63) / 64
 		step := 0
@@ -620,7 +625,7 @@ func (p *pipeline) walk(w *worker, b *batch, i int) {
 		rec = &w.scratch.Record
 		// RecordFrom fails only if the file was overwritten while mapped:
 		// the walk reports it.
-		if err := p.r.RecordFrom(p.copyOf(b), b.offs[i], b.first+i, rec); err != nil {
+		if err := fast.RecordFrom(p.r, p.copyOf(b), b.offs[i], b.first+i, rec); err != nil {
 			p.fail(err)
 			return
 		}

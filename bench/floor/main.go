@@ -1,7 +1,7 @@
 // Command floor does the least that `rocekit decode --summary` must do to
 // a capture, and nothing else, as a whole process: start, read every byte
 // of the file the way decode does (decode.Walk: one worker per core,
-// through copies or the mapping as pcap.Reader.CopyIsFaster says, record
+// through copies or the mapping as package pcap decides, record
 // headers walked in file order), and check the ICRC of every RoCEv2 frame
 // over IPv4 on Ethernet (all of bench/mkcap's). No headers are decoded, no
 // flows tracked, no summary made. bench/decode.sh times it beside decode

@@ -17,7 +17,7 @@
 // in turn), three times each: through a fresh mapping (the pages mapped 64
 // KiB at a time as above, then every cache line read), and through copies
 // (pread of each chunk into one of four reused buffers, then every line of
-// it read), as pcap.Reader.CopyIsFaster compares them; and what the first
+// it read), as package pcap compares them (internal/pcapfast); and what the first
 // touch of a page costs once the kernel has mapped it (MADV_POPULATE_READ),
 // 32 pages at a time at six places in a fresh mapping (on a VM whose
 // hypervisor shadows page tables, the touch traps). Last, the round trip

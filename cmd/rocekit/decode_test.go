@@ -433,7 +433,7 @@ func TestDecodeSameOutputForEveryWorkerCount(t *testing.T) {
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	// Mapped files are read through the mapping or through copies
-	// (pcap.Reader.CopyIsFaster), as ROCEKIT_READ says: the same output.
+	// (internal/pcapfast), as ROCEKIT_READ says: the same output.
 	modes := []string{"map", "copy"}
 	for _, args := range [][]string{{"--summary"}, {"--summary", "--format", "json"}, {"--format", "json"}, {"-v", "--qp", "0x203"}, {"--time", "delta"}} {
 		var want string
