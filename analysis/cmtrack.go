@@ -47,7 +47,7 @@ type cmREQ struct {
 
 // cm learns from a CM MAD: a REQ is remembered until its REP, which pairs
 // the two data flows and sets their starting PSNs and path MTU.
-func (t *Tracker) cm(o *Obs) {
+func (t *Tracker) cm(o *obs) {
 	m, frameNo, encap := &o.cm, o.frameNo, o.key.Encap
 	src, dst := o.key.Src, o.key.Dst
 	switch m.attr {

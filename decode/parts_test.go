@@ -10,6 +10,7 @@ import (
 
 	"github.com/rocekit/rocekit/analysis"
 	"github.com/rocekit/rocekit/icrc"
+	"github.com/rocekit/rocekit/internal/obs"
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/pcap"
 )
@@ -36,7 +37,7 @@ var partsSink atomic.Uint32
 type partsWorker struct {
 	s Frame
 	f packet.Frame
-	o analysis.Obs
+	o obs.Obs
 	n uint64
 	x uint32
 	_ [64]byte
@@ -54,7 +55,7 @@ func partsRun(file string, upTo int) {
 			pw.s.DecodeRecord(rec, &pw.f)
 			if upTo >= partObs {
 				pw.n++
-				pw.o.Set(pw.n, rec.Index, rec.Time, &pw.f, pw.s.ICRC.check(), pw.s.VCRC.check())
+				observations.Set(&pw.o, pw.n, rec.Index, rec.Time, &pw.f, pw.s.ICRC.check(), pw.s.VCRC.check())
 			}
 		}
 	})
@@ -113,17 +114,17 @@ func BenchmarkObserveFile(b *testing.B) {
 	if err != nil {
 		b.Skip("no bench/out/mixed.pcap: run bench/decode.sh first")
 	}
-	var obs []analysis.Obs
+	var observed []obs.Obs
 	var s Frame
 	var f packet.Frame
 	var rec pcap.Record
 	shards := analysis.NewShards(2, analysis.Options{})
 	for i := 0; r.NextInto(&rec) == nil; i++ {
 		s.DecodeRecord(&rec, &f)
-		var o analysis.Obs
-		o.Set(uint64(i), rec.Index, rec.Time, &f, s.ICRC.check(), s.VCRC.check())
-		if shards.OfObs(&o) == 0 {
-			obs = append(obs, o)
+		var o obs.Obs
+		observations.Set(&o, uint64(i), rec.Index, rec.Time, &f, s.ICRC.check(), s.VCRC.check())
+		if observations.Of(shards, &o) == 0 {
+			observed = append(observed, o)
 		}
 	}
 	r.Close()
@@ -131,10 +132,10 @@ func BenchmarkObserveFile(b *testing.B) {
 	var ws []analysis.Warning
 	for i := 0; i < b.N; i++ {
 		sh := analysis.NewShards(2, analysis.Options{})
-		for j := range obs {
-			ws = sh.ObserveObs(0, &obs[j], ws[:0])
+		for j := range observed {
+			ws = observations.Observe(sh, 0, &observed[j], ws[:0])
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(obs)), "ns/frame")
-	b.ReportMetric(float64(len(obs)), "frames")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(observed)), "ns/frame")
+	b.ReportMetric(float64(len(observed)), "frames")
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rocekit/rocekit/analysis"
 	"github.com/rocekit/rocekit/internal/nt"
+	"github.com/rocekit/rocekit/internal/obs"
 	"github.com/rocekit/rocekit/internal/pcapfast"
 	"github.com/rocekit/rocekit/internal/prefetch"
 	"github.com/rocekit/rocekit/packet"
@@ -74,7 +75,7 @@ type batch struct {
 	out      []byte
 	err      error // the reader's error after the last frame of the batch
 
-	obs []analysis.Obs // the frames' observations: obs[i] is slots[i]'s
+	obs []obs.Obs // the frames' observations: obs[i] is slots[i]'s
 
 	// A memory-mapped file's first nskim records are only located in the
 	// read turn (SkimFrom): they start at offs[i], have Index first+i, and
@@ -185,7 +186,7 @@ type worker struct {
 	// the observation it makes before storing it in the batch.
 	bufs      []*batch
 	scratch   slot
-	obs       analysis.Obs
+	obs       obs.Obs
 	trackNext uint64
 }
 
@@ -438,7 +439,7 @@ func (p *pipeline) fill(c claim, b *batch, meanwhile func() bool) bool {
 // growObs makes room for an observation of each of b's frames.
 func (b *batch) growObs() {
 	if len(b.obs) < b.n {
-		b.obs = make([]analysis.Obs, len(b.slots))
+		b.obs = make([]obs.Obs, len(b.slots))
 	}
 }
 
@@ -457,7 +458,7 @@ func fixArena(b *batch) {
 // sets o, its observation for the tracker, and its shard; s is the frame's
 // slot (with SummaryOnly, a skimmed frame's is the worker's scratch slot:
 // nothing in it is needed after the frame is observed).
-func (p *pipeline) decode(b *batch, i int, s *slot, f *packet.Frame, o *analysis.Obs) {
+func (p *pipeline) decode(b *batch, i int, s *slot, f *packet.Frame, o *obs.Obs) {
 	if i < b.nskim {
 		if err := fast.RecordFrom(p.r, p.copyOf(b), b.offs[i], b.first+i, &s.Record); err != nil {
 			// The file was overwritten while mapped: the frame is reported
@@ -466,15 +467,15 @@ func (p *pipeline) decode(b *batch, i int, s *slot, f *packet.Frame, o *analysis
 			s.ReadErr, s.Err = err, nil
 			s.ICRC, s.VCRC = CRC{}, CRC{}
 			*f = packet.Frame{Ports: p.opts.Ports}
-			o.Set(b.seq<<32|uint64(i), s.Record.Index, s.Record.Time, f, analysis.NotChecked, analysis.NotChecked)
+			observations.Set(o, b.seq<<32|uint64(i), s.Record.Index, s.Record.Time, f, analysis.NotChecked, analysis.NotChecked)
 			s.shard = 0
 			return
 		}
 	}
 	decodeFrame(&s.Frame, f, p.opts.Ports)
 	checkFrame(&s.Frame, f)
-	o.Set(b.seq<<32|uint64(i), s.Record.Index, s.Record.Time, f, s.ICRC.check(), s.VCRC.check())
-	s.shard = uint8(p.conv.s.OfObs(o))
+	observations.Set(o, b.seq<<32|uint64(i), s.Record.Index, s.Record.Time, f, s.ICRC.check(), s.VCRC.check())
+	s.shard = uint8(observations.Of(p.conv.s, o))
 }
 
 // process carries w's batch through decoding (with the ICRC and VCRC

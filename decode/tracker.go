@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/rocekit/rocekit/analysis"
+	"github.com/rocekit/rocekit/internal/obs"
 	"github.com/rocekit/rocekit/internal/prefetch"
 )
 
@@ -42,9 +43,9 @@ func (c CRC) check() analysis.Check {
 
 // observe feeds one frame's observation to its shard's tracker (in that
 // shard's turn) and appends its warnings.
-func (c *convTracker) observe(shard int, o *analysis.Obs, w []string) []string {
+func (c *convTracker) observe(shard int, o *obs.Obs, w []string) []string {
 	sw := &c.w[shard]
-	sw.w = c.s.ObserveObs(shard, o, sw.w[:0])
+	sw.w = observations.Observe(c.s, shard, o, sw.w[:0])
 	for _, x := range sw.w {
 		w = append(w, string(x))
 	}
@@ -55,16 +56,20 @@ func (c *convTracker) observe(shard int, o *analysis.Obs, w []string) []string {
 // the summary alone: their warnings are only counted. It prefetches each
 // observation obsAhead ahead of its turn: they were written to memory
 // (SummaryOnly writes them with non-temporal stores), not to a cache.
-func (c *convTracker) count(shard int, obs []analysis.Obs, idx []int32) {
+func (c *convTracker) count(shard int, observed []obs.Obs, idx []int32) {
 	w := c.w[shard].w
 	for j, i := range idx {
 		if j+obsAhead < len(idx) {
-			prefetch.Lines(unsafe.Pointer(&obs[idx[j+obsAhead]]), 2)
+			prefetch.Lines(unsafe.Pointer(&observed[idx[j+obsAhead]]), 2)
 		}
-		w = c.s.ObserveObs(shard, &obs[i], w[:0])
+		w = observations.Observe(c.s, shard, &observed[i], w[:0])
 	}
 	c.w[shard].w = w
 }
+
+// observations are package analysis's functions on observations
+// (internal/obs).
+var observations = obs.Get[*analysis.Shards, analysis.Check, analysis.Warning]()
 
 // obsAhead is how many observations ahead count prefetches.
 const obsAhead = 16
