@@ -41,10 +41,10 @@ type obs struct {
 	_       [8]byte // to 128 bytes
 }
 
-// The layouts of obs and internal/obs's Obs are one: these fail to
-// compile otherwise.
+// An internal/obs Obs holds an obs: these fail to compile if an obs is
+// larger (it is as large, 128 bytes, on 64-bit platforms) or more
+// strictly aligned.
 var (
-	_ [unsafe.Sizeof(obs{}) - unsafe.Sizeof(iobs.Obs{})]byte
 	_ [unsafe.Sizeof(iobs.Obs{}) - unsafe.Sizeof(obs{})]byte
 	_ [unsafe.Alignof(iobs.Obs{}) - unsafe.Alignof(obs{})]byte
 )
