@@ -39,11 +39,11 @@ type Options struct {
 	SummaryOnly bool
 	// Append is called for each frame decoded and analysed, unless
 	// SummaryOnly, to append the frame's output to b; the output is written
-	// to Out in file order. The calls run on the Workers goroutines at
-	// once: w (0 <= w < Workers) says which, one worker's calls never
-	// overlap, and each worker's frames come in file order. f and what it
-	// points to are valid until the call returns. Nil: nothing is
-	// appended.
+	// to Out in file order. The calls run on the workers at once: w
+	// (0 <= w < Workers, or the number 0 chose) says which, one worker's
+	// calls never overlap, and each worker's frames come in file order. f
+	// and what it points to are valid until the call returns. Nil: nothing
+	// is appended.
 	Append func(w int, b []byte, f *Frame) []byte
 	// Ordered has the Append calls made one at a time, in file order (for
 	// output that depends on the frames before).
