@@ -49,7 +49,7 @@ type cmREQ struct {
 
 // cm learns from a CM MAD: a REP that completes a REQ pairs the two data
 // flows and sets their starting PSNs and path MTU.
-func (t *Tracker) cm(o *Obs) {
+func (t *Tracker) cm(o *obs) {
 	info := t.conns.LearnCM(o.key.Encap, o.key.Src, o.key.Dst, &o.cm, o.frameNo)
 	if info == nil {
 		return

@@ -478,7 +478,7 @@ func (fl *flow) learnMTU(n int, from mtuSource) bool {
 }
 
 // count adds a packet to the flow's totals.
-func (fl *flow) count(o *Obs) {
+func (fl *flow) count(o *obs) {
 	op, frameNo, now := o.op, o.frameNo, o.ts
 	if fl.packets == 0 {
 		fl.firstFrame, fl.firstTS = frameNo, now

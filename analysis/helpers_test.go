@@ -45,18 +45,9 @@ func runCapture(t testing.TB, name string, opts analysis.Options) (*analysis.Tra
 			return tr, got
 		}
 		require.NoError(t, err)
-		p, err := rec.Network()
+		_, err = rec.Network()
 		require.NoError(t, err)
-		switch p.Layer {
-		case pcap.LayerEthernet:
-			err = f.DecodeEthernet(p.Data)
-		case pcap.LayerInfiniBand:
-			err = f.DecodeIB(p.Data)
-		case pcap.LayerIPv4, pcap.LayerIPv6:
-			err = f.DecodeIP(p.Data)
-		default:
-			err = f.DecodeEtherType(p.EtherType, p.Data)
-		}
+		err = f.DecodeRecord(rec)
 		if f.IsRoCE() {
 			require.NoError(t, err, "%s frame %d", name, rec.Index)
 		}

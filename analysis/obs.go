@@ -3,22 +3,25 @@ package analysis
 import (
 	"encoding/binary"
 	"time"
+	"unsafe"
 
 	"github.com/rocekit/rocekit/aeth"
 	"github.com/rocekit/rocekit/bth"
 	"github.com/rocekit/rocekit/cm"
+	iobs "github.com/rocekit/rocekit/internal/obs"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
 )
 
-// Obs is what a Tracker needs to know of one frame: Set takes it from the
-// decoded frame, which the Obs does not refer to afterwards. So a program
-// can decode frames on one core, keep their Obs, and have another core
-// observe them later, in order (Shards.ObserveObs). An Obs is 128 bytes,
-// two cache lines, and holds no pointer: a program may move it with
-// stores the garbage collector does not see (rocekit decode writes them
-// with non-temporal stores, internal/nt).
-type Obs struct {
+// obs is what a Tracker needs to know of one frame: Set takes it from the
+// decoded frame, which the obs does not refer to afterwards. So a program
+// can decode frames on one core, keep their obs, and have another core
+// observe them later, in order (Shards.observeObs). Package decode does,
+// through internal/obs, whose opaque Obs an obs is: 128 bytes, two cache
+// lines, and no pointer, so that decode can move it with stores the
+// garbage collector does not see (non-temporal stores, internal/nt;
+// internal/obs gives the figure).
+type obs struct {
 	seq     uint64
 	frameNo int
 	ts      int64
@@ -36,6 +39,29 @@ type Obs struct {
 	icrc    Check
 	vcrc    Check
 	_       [8]byte // to 128 bytes
+}
+
+// An internal/obs Obs holds an obs: these fail to compile if an obs is
+// larger (it is as large, 128 bytes, on 64-bit platforms) or more
+// strictly aligned.
+var (
+	_ [unsafe.Sizeof(iobs.Obs{}) - unsafe.Sizeof(obs{})]byte
+	_ [unsafe.Alignof(iobs.Obs{}) - unsafe.Alignof(obs{})]byte
+)
+
+// of returns the obs o is.
+func of(o *iobs.Obs) *obs { return (*obs)(unsafe.Pointer(o)) }
+
+// The door through which package decode sets, shards and observes
+// observations.
+func init() {
+	iobs.Provide(iobs.Methods[*Shards, Check, Warning]{
+		Set: func(o *iobs.Obs, seq uint64, frameNo int, ts time.Time, f *packet.Frame, icrc, vcrc Check) {
+			of(o).Set(seq, frameNo, ts, f, icrc, vcrc)
+		},
+		Of:      func(s *Shards, o *iobs.Obs) int { return s.ofObs(of(o)) },
+		Observe: func(s *Shards, i int, o *iobs.Obs, w []Warning) []Warning { return s.ts[i].observeObs(of(o), w) },
+	})
 }
 
 type obsState uint8
@@ -66,7 +92,7 @@ const (
 // the one on the wire, and a RETH the capture cut leaves the DMA length
 // unknown (a READ's PSN count is then learnt from the traffic that
 // follows, as while the PMTU is unknown).
-func (o *Obs) Set(seq uint64, frameNo int, ts time.Time, f *packet.Frame, icrc, vcrc Check) {
+func (o *obs) Set(seq uint64, frameNo int, ts time.Time, f *packet.Frame, icrc, vcrc Check) {
 	o.seq, o.frameNo, o.ts = seq, frameNo, ts.UnixNano()
 	o.icrc, o.vcrc = icrc, vcrc
 	o.cm.Attr, o.flags = 0, 0

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/rocekit/rocekit/cm"
+	iobs "github.com/rocekit/rocekit/internal/obs"
 	"github.com/stretchr/testify/require"
 )
 
@@ -29,10 +30,12 @@ func TestFlowKeySame(t *testing.T) {
 	}
 }
 
-// An Obs is two cache lines and holds no pointer (rocekit decode moves
-// them with stores the garbage collector does not see).
+// An obs is two cache lines and holds no pointer (package decode moves
+// them with stores the garbage collector does not see), as internal/obs's
+// Obs, which it is.
 func TestObsLayout(t *testing.T) {
-	require.Equal(t, uintptr(128), unsafe.Sizeof(Obs{}))
+	require.Equal(t, uintptr(128), unsafe.Sizeof(obs{}))
+	require.Equal(t, uintptr(128), unsafe.Sizeof(iobs.Obs{}))
 	var walk func(reflect.Type) bool // reports whether t holds a pointer
 	walk = func(t reflect.Type) bool {
 		switch t.Kind() {
@@ -51,6 +54,7 @@ func TestObsLayout(t *testing.T) {
 		}
 		return false
 	}
-	require.False(t, walk(reflect.TypeOf(Obs{})), "Obs holds a pointer")
+	require.False(t, walk(reflect.TypeOf(obs{})), "obs holds a pointer")
+	require.False(t, walk(reflect.TypeOf(iobs.Obs{})), "internal/obs's Obs holds a pointer")
 	require.True(t, walk(reflect.TypeOf(struct{ _ [2]cm.MAD }{})), "the check finds a pointer")
 }

@@ -57,18 +57,12 @@ func (s *Shards) Of(f *packet.Frame) int {
 	return shardOf(&src, &dst, len(s.ts))
 }
 
-// OfObs is Of for the frame o was set from.
-func (s *Shards) OfObs(o *Obs) int {
+// ofObs is Of for the frame o was set from.
+func (s *Shards) ofObs(o *obs) int {
 	if len(s.ts) == 1 || o.state != obsDecoded {
 		return 0
 	}
 	return shardOf(&o.key.Src, &o.key.Dst, len(s.ts))
-}
-
-// ObserveObs is ObserveChecked for the frame o was set from (its position
-// seq given to Obs.Set).
-func (s *Shards) ObserveObs(i int, o *Obs, warnings []Warning) []Warning {
-	return s.ts[i].observeObs(o, warnings)
 }
 
 // Summary merges what every shard learnt, as one Tracker's Summary.

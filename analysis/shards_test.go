@@ -7,12 +7,17 @@ import (
 	"time"
 
 	"github.com/rocekit/rocekit/analysis"
+	"github.com/rocekit/rocekit/internal/obs"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/pcap"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
+
+// observations are package analysis's functions on observations, as
+// package decode reaches them.
+var observations = obs.Get[*analysis.Shards, analysis.Check, analysis.Warning]()
 
 // observed is one frame as both trackers of a shard comparison see it.
 type observed struct {
@@ -130,20 +135,12 @@ func TestShardsMatchOneTrackerOnCaptures(t *testing.T) {
 					break
 				}
 				require.NoError(t, err)
-				p, err := rec.Network()
+				_, err = rec.Network()
 				require.NoError(t, err)
 				o := observed{index: rec.Index, ts: rec.Time, ok: true}
-				b := slices.Clone(p.Data)
-				switch p.Layer {
-				case pcap.LayerEthernet:
-					_ = o.f.DecodeEthernet(b)
-				case pcap.LayerInfiniBand:
-					_ = o.f.DecodeIB(b)
-				case pcap.LayerIPv4, pcap.LayerIPv6:
-					_ = o.f.DecodeIP(b)
-				default:
-					_ = o.f.DecodeEtherType(p.EtherType, b)
-				}
+				kept := *rec
+				kept.Data = slices.Clone(rec.Data) // the frame outlives the reader's buffer
+				_ = o.f.DecodeRecord(&kept)
 				if o.f.IsRoCE() && o.f.Transport.ICRC != nil {
 					o.ok, _, _, _ = o.f.CheckICRC()
 				}
@@ -179,9 +176,9 @@ func TestShardsOf(t *testing.T) {
 		require.NoError(t, err)
 		var f packet.Frame
 		require.NoError(t, decode(&f, encap, buf[:m]))
-		var o analysis.Obs
-		o.Set(1, 1, time.Time{}, &f, analysis.CheckOK, analysis.NotChecked)
-		require.Equal(t, sh.Of(&f), sh.OfObs(&o), "%v: OfObs and Of", encap)
+		var o obs.Obs
+		observations.Set(&o, 1, 1, time.Time{}, &f, analysis.CheckOK, analysis.NotChecked)
+		require.Equal(t, sh.Of(&f), observations.Of(sh, &o), "%v: the shard of an observation and Of", encap)
 		return sh.Of(&f)
 	}
 	for _, e := range []packet.Encap{packet.RoCEv2IPv4, packet.RoCEv2IPv6, packet.RoCEv1, packet.IBLocal, packet.IBGlobal} {
@@ -197,7 +194,7 @@ func TestShardsOf(t *testing.T) {
 	var f packet.Frame
 	require.NoError(t, f.DecodeEthernet(make([]byte, 60)))
 	require.Equal(t, 0, sh.Of(&f), "a frame with no IB transport")
-	var o analysis.Obs
-	o.Set(1, 1, time.Time{}, &f, analysis.NotChecked, analysis.NotChecked)
-	require.Equal(t, 0, sh.OfObs(&o), "a frame with no IB transport")
+	var o obs.Obs
+	observations.Set(&o, 1, 1, time.Time{}, &f, analysis.NotChecked, analysis.NotChecked)
+	require.Equal(t, 0, observations.Of(sh, &o), "a frame with no IB transport")
 }

@@ -122,13 +122,13 @@ func (t *Tracker) ObserveChecked(frameNo int, ts time.Time, f *packet.Frame, icr
 // observe is ObserveChecked for the frame at position seq of everything
 // observed (by this Tracker, or by all the Shards it is one of).
 func (t *Tracker) observe(seq uint64, frameNo int, ts time.Time, f *packet.Frame, icrc, vcrc Check, warnings []Warning) []Warning {
-	var o Obs
+	var o obs
 	o.Set(seq, frameNo, ts, f, icrc, vcrc)
 	return t.observeObs(&o, warnings)
 }
 
 // observeObs records one frame.
-func (t *Tracker) observeObs(o *Obs, warnings []Warning) []Warning {
+func (t *Tracker) observeObs(o *obs, warnings []Warning) []Warning {
 	t.frames++
 	t.seq = o.seq
 	switch o.state {
@@ -178,7 +178,7 @@ func (t *Tracker) observeObs(o *Obs, warnings []Warning) []Warning {
 // undecodedCRCs counts and warns about a bad ICRC or VCRC of a frame whose
 // transport packet did not decode: there is no flow to charge it to, but
 // the verdict on its bytes stands.
-func (t *Tracker) undecodedCRCs(o *Obs, w []Warning) []Warning {
+func (t *Tracker) undecodedCRCs(o *obs, w []Warning) []Warning {
 	if o.icrc == CheckBad {
 		t.warn[wICRCBad]++
 		w = append(w, ICRCBad)
@@ -227,7 +227,7 @@ func (t *Tracker) newFlow(k FlowKey) *flow {
 // numbers all its packets in one sequence whatever their destination (the
 // native-IB capture's multicast QP 0x48 jumps 911097 -> 911131 towards one
 // group), and receivers ignore them (ib-facts.md §6).
-func (t *Tracker) ud(fl *flow, o *Obs, w []Warning) []Warning {
+func (t *Tracker) ud(fl *flow, o *obs, w []Warning) []Warning {
 	if o.flags&obsDETH != 0 {
 		q := o.srcQP
 		switch {
@@ -245,7 +245,7 @@ func (t *Tracker) ud(fl *flow, o *Obs, w []Warning) []Warning {
 }
 
 // request handles a request packet of RC, UC, RD or XRC.
-func (t *Tracker) request(fl *flow, o *Obs, w []Warning) []Warning {
+func (t *Tracker) request(fl *flow, o *obs, w []Warning) []Warning {
 	s := &fl.req
 	op, q, now := o.op, o.psn, o.ts
 	info := op.Info()
@@ -386,7 +386,7 @@ func (t *Tracker) request(fl *flow, o *Obs, w []Warning) []Warning {
 
 // response handles a response packet (ACK, ATOMIC ACK, READ response) on
 // fl; it answers requests of fl's peer.
-func (t *Tracker) response(fl *flow, o *Obs, w []Warning) []Warning {
+func (t *Tracker) response(fl *flow, o *obs, w []Warning) []Warning {
 	op, q, now := o.op, o.psn, o.ts
 	peer := fl.Peer
 	if peer == nil {
@@ -438,7 +438,7 @@ func (t *Tracker) response(fl *flow, o *Obs, w []Warning) []Warning {
 }
 
 // readResponse matches a READ response with its outstanding READ request.
-func (t *Tracker) readResponse(fl, peer *flow, s *reqStream, o *Obs, w []Warning) []Warning {
+func (t *Tracker) readResponse(fl, peer *flow, s *reqStream, o *obs, w []Warning) []Warning {
 	op, q, now := o.op, o.psn, o.ts
 	fl.readResps++
 	if s == nil {

@@ -46,17 +46,7 @@ func captureMADs(t *testing.T, path string) map[int]cm.MAD {
 			return out
 		}
 		require.NoError(t, err)
-		p, err := rec.Network()
-		require.NoError(t, err)
-		switch p.Layer {
-		case pcap.LayerEthernet:
-			err = f.DecodeEthernet(p.Data)
-		case pcap.LayerInfiniBand:
-			err = f.DecodeIB(p.Data)
-		default:
-			continue
-		}
-		if err != nil || f.Transport.BTH == nil {
+		if err := f.DecodeRecord(rec); err != nil || f.Transport.BTH == nil {
 			continue
 		}
 		m, err := cm.FromPacket(&f.Transport)

@@ -42,13 +42,7 @@ func (c *Checker) ReadAll(r *pcap.Reader) error {
 		if err != nil {
 			return err
 		}
-		derr := DecodeRecord(&f, rec)
+		derr := f.DecodeRecord(rec)
 		scratch = c.Frame(rec.Index, rec.Time, &f, derr, scratch[:0])
 	}
 }
-
-// DecodeRecord decodes a capture record's frame into f (whose Ports it
-// keeps) and returns the decoding error, if any: f.DecodeRecord(rec), which
-// knows what the capture cut (packet.Frame.Cut). A record whose link layer
-// cannot be stripped leaves f empty (no IB transport).
-func DecodeRecord(f *packet.Frame, rec *pcap.Record) error { return f.DecodeRecord(rec) }

@@ -48,7 +48,7 @@ func FuzzCapture(f *testing.F) {
 				break
 			}
 			n++
-			_ = conform.DecodeRecord(&fr, rec)
+			_ = fr.DecodeRecord(rec)
 			ok := true
 			if fr.Network() != nil && fr.Transport.ICRC != nil {
 				ok, _, _, _ = fr.CheckICRC()

@@ -139,19 +139,7 @@ func cmSeedMADs() [][]byte {
 			if err == io.EOF || err != nil {
 				break
 			}
-			p, err := rec.Network()
-			if err != nil {
-				continue
-			}
-			switch p.Layer {
-			case pcap.LayerEthernet:
-				err = f.DecodeEthernet(p.Data)
-			case pcap.LayerInfiniBand:
-				err = f.DecodeIB(p.Data)
-			default:
-				continue
-			}
-			if err != nil {
+			if err := f.DecodeRecord(rec); err != nil {
 				continue
 			}
 			if m, err := cm.FromPacket(&f.Transport); err == nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocekit/rocekit/internal/pcapfast"
 	"github.com/rocekit/rocekit/pcap"
 )
 
@@ -260,10 +261,11 @@ func pcapRewrite(t *testing.T, f pcap.Format, recs []pcapRecord, links []pcap.Li
 }
 
 // FuzzPcapMapped reads the bytes as a file, memory-mapped when they are a
-// classic pcap file, several ways: NextInto; Skim (in steps the input's
-// first byte sets) with RecordAt, as rocekit decode walks a mapped file,
-// with NextInto wherever a skim stops short; and the same through a Copy of
-// each step's bytes (SkimFrom, RecordFrom), reaching past the step by as
+// classic pcap file, several ways: NextInto; the Reader's SkimFrom (in
+// steps the input's first byte sets) with RecordFrom (internal/pcapfast),
+// as package decode walks a mapped file, with NextInto wherever a skim
+// stops short; and the same through a Copy of each step's bytes, reaching
+// past the step by as
 // many bytes as the input's second byte says. All must give the same
 // records and the same error as reading the bytes as a stream; none may
 // panic.
@@ -298,7 +300,7 @@ func FuzzPcapMapped(f *testing.F) {
 }
 
 // pcapSkimAll reads the file at path (size bytes) as FuzzPcapMapped does:
-// Skim step bytes at a time and RecordAt, then NextInto where a skim stops
+// SkimFrom step bytes at a time and RecordFrom, then NextInto where a skim stops
 // short; when past is not negative, through a Copy of each step's bytes
 // and past bytes more, made again only when the last one does not cover
 // the step (a copy per step made minimising inputs slow).
@@ -308,23 +310,24 @@ func pcapSkimAll(t *testing.T, path string, size, step, past int64) ([]pcap.Reco
 		return nil, err
 	}
 	defer r.Close()
-	r.CallerReadsAhead()
-	var c *pcap.Copy
+	fast := pcapfast.Get[*pcap.Reader, *pcap.Record]()
+	fast.CallerReadsAhead(r)
+	var c *pcapfast.Copy
 	if past >= 0 {
-		c = new(pcap.Copy)
+		c = new(pcapfast.Copy)
 	}
 	var recs []pcap.Record
 	var offs []int64
 	for {
 		to := r.Offset() + step
 		if c != nil && (c.Off > r.Offset() || c.Off+int64(len(c.Data)) < min(to, size)) {
-			r.CopyAt(c, r.Offset(), to+past+4*step)
+			fast.CopyAt(r, c, r.Offset(), to+past+4*step)
 		}
 		var first int
-		offs, first = r.SkimFrom(c, to, offs[:0])
+		offs, first = fast.SkimFrom(r, c, to, offs[:0])
 		for i, off := range offs {
 			var rec pcap.Record
-			if err := r.RecordFrom(c, off, first+i, &rec); err != nil {
+			if err := fast.RecordFrom(r, c, off, first+i, &rec); err != nil {
 				t.Fatalf("RecordFrom(%d) of a skimmed record: %v", off, err)
 			}
 			rec.Data = bytes.Clone(rec.Data)

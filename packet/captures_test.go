@@ -94,16 +94,11 @@ func TestCaptures(t *testing.T) {
 				p, err := rec.Network()
 				require.NoError(t, err, "record %d", rec.Index)
 				switch p.Layer {
-				case pcap.LayerEthernet:
-					err = fr.DecodeEthernet(p.Data)
-				case pcap.LayerInfiniBand:
-					err = fr.DecodeIB(p.Data)
-				case pcap.LayerIPv4, pcap.LayerIPv6:
-					err = fr.DecodeIP(p.Data)
+				case pcap.LayerEthernet, pcap.LayerInfiniBand, pcap.LayerIPv4, pcap.LayerIPv6:
 				default:
 					t.Fatalf("record %d: unexpected layer %s", rec.Index, p.Layer)
 				}
-				require.NoError(t, err, "record %d (%s)", rec.Index, p.Layer)
+				require.NoError(t, fr.DecodeRecord(rec), "record %d (%s)", rec.Index, p.Layer)
 				if !fr.IsRoCE() {
 					continue
 				}

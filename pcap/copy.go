@@ -5,29 +5,21 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rocekit/rocekit/internal/pcapfast"
 )
 
-// A Copy holds a copy of part of a Mapped Reader's file, made with
-// CopyAt: the bytes at file offsets [Off, Off+len(Data)). SkimFrom and
-// RecordFrom read the records it covers from it instead of from the
-// mapping, so a Mapped file can be read without touching its mapping at
-// all (see CopyIsFaster). Records read from a Copy point into it: they are
-// valid until the Copy is filled again.
-type Copy struct {
-	Off  int64
-	Data []byte
-	buf  []byte
-}
-
-// CopyAt fills c with the file's bytes at offsets [from, to), clipped to
-// the file as it was mapped, read with pread into c's buffer (grown to the
+// copyAt fills c (a pcapfast.Copy: part of a Mapped Reader's file, which
+// skimFrom and recordFrom read the records it covers from instead of from
+// the mapping) with the file's bytes at offsets [from, to), clipped to the
+// file as it was mapped, read with pread into c's buffer (grown to the
 // largest range asked for, then reused). A failed or short read leaves c
 // holding what was read: whatever c does not cover is read from the
 // mapping. It may be called from any goroutine, concurrently with the
 // Reader's other methods. It does nothing for a Reader that is not
 // Mapped.
-func (r *Reader) CopyAt(c *Copy, from, to int64) {
-	c.Off, c.Data = from, c.buf[:0]
+func (r *Reader) copyAt(c *pcapfast.Copy, from, to int64) {
+	c.Off, c.Data = from, c.Data[:0]
 	m := r.mem
 	if m == nil || r.file == nil {
 		return
@@ -36,31 +28,21 @@ func (r *Reader) CopyAt(c *Copy, from, to int64) {
 	if from >= to {
 		return
 	}
-	n := int(to - from)
-	if cap(c.buf) < n {
-		c.buf = make([]byte, n)
-	}
-	got, _ := r.file.ReadAt(c.buf[:n], from)
-	c.Off, c.Data = from, c.buf[:got]
+	b := c.Buffer(int(to - from))
+	got, _ := r.file.ReadAt(b, from)
+	c.Off, c.Data = from, b[:got]
 }
 
-// at returns the bytes of c from file offset off on, and whether c holds
-// at least need of them.
-func (c *Copy) at(off int64, need int) ([]byte, bool) {
-	if c == nil || off < c.Off || off-c.Off > int64(len(c.Data)) {
-		return nil, false
-	}
-	b := c.Data[off-c.Off:]
-	return b, len(b) >= need
-}
-
-// CopyIsFaster reports whether this Reader's file is better read through
-// Copies (CopyAt, SkimFrom, RecordFrom) than through its mapping. That
+// copyIsFaster reports whether this Reader's file is better read through
+// copies (copyAt, skimFrom, recordFrom) than through its mapping. That
 // can be so on virtual machines whose hypervisor shadows the guest's page
 // tables (PVM, for one): there each page of a new mapping costs a trap to the
 // hypervisor the first time it is touched, even after the kernel has mapped
-// it, while a copy reads the page cache through mappings that last.
-// Elsewhere reading the mapping is cheaper than copying.
+// it, while a copy reads the page cache through mappings that last:
+// decode's floor took 37.2-52.6 ms through copies against 46.8-76.3 ms
+// through the mapping on machine D (BENCHMARKS.md, "Decode").
+// Elsewhere reading the mapping is cheaper than copying: copies took
+// 1.07-1.12x the time on machine A ("Tried and not kept").
 //
 // The answer is measured once per process, on the first Mapped file of at
 // least probeMin bytes (smaller files are read through the mapping without
@@ -68,7 +50,7 @@ func (c *Copy) at(off int64, need int) ([]byte, bool) {
 // time to copy as many others and read the copy, the fastest of three
 // rounds each. The environment variable ROCEKIT_READ=copy or ROCEKIT_READ=map
 // sets it instead. It is false for a Reader that is not Mapped.
-func (r *Reader) CopyIsFaster() bool {
+func (r *Reader) copyIsFaster() bool {
 	if !r.Mapped() {
 		return false
 	}
@@ -91,7 +73,7 @@ var probe struct {
 }
 
 const (
-	// probeMin is the smallest file CopyIsFaster measures: below it the
+	// probeMin is the smallest file copyIsFaster measures: below it the
 	// way of reading hardly matters.
 	probeMin = 8 << 20
 	// probeLen is how much of the file each way reads in each round, in

@@ -7,9 +7,11 @@ import (
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocekit/rocekit/internal/pcapfast"
 )
 
-// CopyIsFaster: ROCEKIT_READ decides it for a Mapped file; a file too small
+// copyIsFaster: ROCEKIT_READ decides it for a Mapped file; a file too small
 // to matter is read through the mapping without a probe; a Reader that is
 // not Mapped never reads through copies.
 func TestCopyIsFaster(t *testing.T) {
@@ -27,8 +29,8 @@ func TestCopyIsFaster(t *testing.T) {
 	}
 	for env, want := range map[string]bool{"copy": true, "COPY": true, "map": false, "": false, "other": false} {
 		t.Setenv("ROCEKIT_READ", env)
-		require.Equal(t, want, open(small).CopyIsFaster(), "ROCEKIT_READ=%q", env)
-		require.False(t, open(zipped).CopyIsFaster(), "gzip, ROCEKIT_READ=%q", env)
+		require.Equal(t, want, open(small).copyIsFaster(), "ROCEKIT_READ=%q", env)
+		require.False(t, open(zipped).copyIsFaster(), "gzip, ROCEKIT_READ=%q", env)
 	}
 }
 
@@ -38,7 +40,7 @@ func TestCopyAt(t *testing.T) {
 	requireMapping(t)
 	file := twoGood(0).bytes()
 	r, path := openMapped(t, file)
-	var c Copy
+	var c pcapfast.Copy
 	for _, tc := range []struct{ from, to, wantOff, wantTo int64 }{
 		{0, 10, 0, 10},
 		{24, int64(len(file)) + 100, 24, int64(len(file))},
@@ -46,7 +48,7 @@ func TestCopyAt(t *testing.T) {
 		{int64(len(file)), int64(len(file)) + 5, int64(len(file)), int64(len(file))},
 		{40, 30, 40, 40},
 	} {
-		r.CopyAt(&c, tc.from, tc.to)
+		r.copyAt(&c, tc.from, tc.to)
 		require.Equal(t, tc.wantOff, c.Off, "[%d, %d)", tc.from, tc.to)
 		require.Equal(t, file[tc.wantOff:tc.wantTo], c.Data, "[%d, %d)", tc.from, tc.to)
 	}
@@ -56,7 +58,7 @@ func TestCopyAt(t *testing.T) {
 	_, err = f.Write([]byte("appended"))
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
-	r.CopyAt(&c, 0, int64(len(file))+8)
+	r.copyAt(&c, 0, int64(len(file))+8)
 	require.Equal(t, file, c.Data)
 }
 
@@ -66,12 +68,12 @@ func TestRecordFromCopy(t *testing.T) {
 	requireMapping(t)
 	file := twoGood(0).record(12, 3, 33, frame(33, 3)).bytes()
 	r, _ := openMapped(t, file)
-	offs, first := r.Skim(int64(len(file)), nil)
+	offs, first := r.skimFrom(nil, int64(len(file)), nil)
 	require.Len(t, offs, 3)
 	var want []Record
 	for i, off := range offs {
 		var rec Record
-		require.NoError(t, r.RecordAt(off, first+i, &rec))
+		require.NoError(t, r.recordFrom(nil, off, first+i, &rec))
 		want = append(want, rec)
 	}
 	// inside reports whether b lies in in's memory.
@@ -80,19 +82,19 @@ func TestRecordFromCopy(t *testing.T) {
 		p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 		return p >= lo && p+uintptr(len(b)) <= lo+hi
 	}
-	var c Copy
+	var c pcapfast.Copy
 	// The copy ends one byte short of the last record.
-	r.CopyAt(&c, offs[0], int64(len(file))-1)
+	r.copyAt(&c, offs[0], int64(len(file))-1)
 	for i, off := range offs {
 		var rec Record
-		require.NoError(t, r.RecordFrom(&c, off, first+i, &rec))
+		require.NoError(t, r.recordFrom(&c, off, first+i, &rec))
 		require.Equal(t, want[i], rec, "record %d", i+1)
 		require.Equal(t, i < 2, inside(rec.Data, c.Data), "record %d read from the copy", i+1)
 	}
 	// A second Reader skims through a copy of the middle record only.
 	r2, _ := openMapped(t, file)
-	r2.CopyAt(&c, offs[1], offs[2])
-	got, first2 := r2.SkimFrom(&c, int64(len(file)), nil)
+	r2.copyAt(&c, offs[1], offs[2])
+	got, first2 := r2.skimFrom(&c, int64(len(file)), nil)
 	require.Equal(t, offs, got)
 	require.Equal(t, first, first2)
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/rocekit/rocekit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocekit/rocekit/internal/pcapfast"
 )
 
 // damaged reads file, checks that exactly good records came back before an
@@ -381,7 +383,7 @@ func TestMappedSameAsStream(t *testing.T) {
 			for i := range got {
 				require.Equal(t, wantAll[i], got[i], "%s cut at %d record %d", name, n, i+1)
 			}
-			// Skimming, in steps of several sizes, then RecordAt for each
+			// Skimming, in steps of several sizes, then recordFrom for each
 			// offset, gives the same records; NextInto after the last skim
 			// gives the same error. So does the same through copies of
 			// each step's bytes that start before the skim's position or
@@ -413,32 +415,32 @@ func TestMappedSameAsStream(t *testing.T) {
 // each skim, and how far they reach past its end.
 type copyWindow struct{ before, past int64 }
 
-// readSkimming reads the capture at path with Skim, step bytes of the file
-// at a time, and RecordAt; when a skim stops short, NextInto reads the
+// readSkimming reads the capture at path with skimFrom, step bytes of the file
+// at a time, and recordFrom; when a skim stops short, NextInto reads the
 // record there (or reports the damage, or the end). With a copyWindow it
-// uses SkimFrom and RecordFrom instead, on a Copy of each step's bytes
+// uses skimFrom and recordFrom instead, on a Copy of each step's bytes
 // (widened by the window), reused from step to step.
 func readSkimming(t *testing.T, path string, step int64, w *copyWindow) ([]Record, error) {
 	r, err := Open(path)
 	require.NoError(t, err)
 	defer r.Close()
-	r.CallerReadsAhead()
+	r.callerReadsAhead()
 	var got []Record
 	var offs []int64
-	var c *Copy
+	var c *pcapfast.Copy
 	if w != nil {
-		c = new(Copy)
+		c = new(pcapfast.Copy)
 	}
 	for {
 		to := r.Offset() + step
 		if w != nil {
-			r.CopyAt(c, r.Offset()-w.before, to+w.past)
+			r.copyAt(c, r.Offset()-w.before, to+w.past)
 		}
 		var first int
-		offs, first = r.SkimFrom(c, to, offs[:0])
+		offs, first = r.skimFrom(c, to, offs[:0])
 		for i, off := range offs {
 			var rec Record
-			require.NoError(t, r.RecordFrom(c, off, first+i, &rec))
+			require.NoError(t, r.recordFrom(c, off, first+i, &rec))
 			rec.Data = bytes.Clone(rec.Data)
 			got = append(got, rec)
 		}
@@ -457,20 +459,20 @@ func readSkimming(t *testing.T, path string, step int64, w *copyWindow) ([]Recor
 	}
 }
 
-// RecordAt reports an offset where no acceptable record starts (as when
-// the file was overwritten after Skim), naming the record and offset, and
+// recordFrom reports an offset where no acceptable record starts (as when
+// the file was overwritten after skimFrom), naming the record and offset, and
 // leaves the Record alone.
 func TestRecordAtWrongOffset(t *testing.T) {
 	requireMapping(t)
 	file := twoGood(0).bytes()
 	r, _ := openMapped(t, file)
-	offs, first := r.Skim(int64(len(file)), nil)
+	offs, first := r.skimFrom(nil, int64(len(file)), nil)
 	require.Len(t, offs, 2)
 	var rec Record
-	require.NoError(t, r.RecordAt(offs[1], first+1, &rec))
+	require.NoError(t, r.recordFrom(nil, offs[1], first+1, &rec))
 	want := rec
 	for _, off := range []int64{-1, int64(len(file)), int64(len(file)) + 5, offs[1] + 1, int64(len(file)) - 10} {
-		err := r.RecordAt(off, 7, &rec)
+		err := r.recordFrom(nil, off, 7, &rec)
 		var fe *FileError
 		require.True(t, errors.As(err, &fe), "offset %d: %v", off, err)
 		require.Equal(t, 7, fe.Record)
@@ -480,7 +482,7 @@ func TestRecordAtWrongOffset(t *testing.T) {
 	}
 }
 
-// A Mapped Reader whose user reads ahead itself (CallerReadsAhead), from
+// A Mapped Reader whose user reads ahead itself (callerReadsAhead), from
 // other goroutines and in any order, gives the same records and the same
 // error as the stream; Offset is where each next record starts.
 func TestReadAheadFromOtherGoroutines(t *testing.T) {
@@ -503,7 +505,7 @@ func TestReadAheadFromOtherGoroutines(t *testing.T) {
 		r, err := Open(path)
 		require.NoError(t, err)
 		require.True(t, r.Mapped())
-		r.CallerReadsAhead()
+		r.callerReadsAhead()
 		var wg sync.WaitGroup
 		const chunk = 64 << 10
 		for g := 0; g < 3; g++ {
@@ -511,7 +513,7 @@ func TestReadAheadFromOtherGoroutines(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for off := int64(len(file)) + chunk - int64(g)*chunk; off > -2*chunk; off -= 3 * chunk {
-					r.ReadAhead(off, off+chunk)
+					r.readAhead(off, off+chunk)
 				}
 			}()
 		}
@@ -541,7 +543,7 @@ func TestReadAheadFromOtherGoroutines(t *testing.T) {
 	// Readers that are not mapped ignore it.
 	r, err := NewReader(bytes.NewReader(gz(t, whole)))
 	require.NoError(t, err)
-	r.CallerReadsAhead()
-	r.ReadAhead(0, 1<<20)
+	r.callerReadsAhead()
+	r.readAhead(0, 1<<20)
 	require.Len(t, mustReadAll(t, gz(t, whole)), 4000)
 }

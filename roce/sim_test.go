@@ -237,7 +237,7 @@ func TestTraceFramesValid(t *testing.T) {
 		}
 		frames++
 		ifaces[rec.Interface] = true
-		require.NoError(t, f.DecodeEthernet(rec.Data), "frame %d", rec.Index)
+		require.NoError(t, f.DecodeRecord(rec), "frame %d", rec.Index)
 		require.Equal(t, packet.RoCEv2IPv4, f.Encap)
 		ok, _, _, err := f.CheckICRC()
 		require.NoError(t, err)

@@ -1,7 +1,7 @@
 // Command floor does the least that `rocekit decode --summary` must do to
 // a capture, and nothing else, as a whole process: start, read every byte
-// of the file the way decode does (internal/benchwalk: one worker per core,
-// through copies or the mapping as pcap.Reader.CopyIsFaster says, record
+// of the file the way decode does (decode.Walk: one worker per core,
+// through copies or the mapping as package pcap decides, record
 // headers walked in file order), and check the ICRC of every RoCEv2 frame
 // over IPv4 on Ethernet (all of bench/mkcap's). No headers are decoded, no
 // flows tracked, no summary made. bench/decode.sh times it beside decode
@@ -24,8 +24,8 @@ import (
 	"os"
 	"runtime"
 
+	"github.com/rocekit/rocekit/decode"
 	"github.com/rocekit/rocekit/icrc"
-	"github.com/rocekit/rocekit/internal/benchwalk"
 	"github.com/rocekit/rocekit/pcap"
 )
 
@@ -53,7 +53,7 @@ func main() {
 // on Ethernet.
 func check(path string) (count, bool, error) {
 	cs := make([]count, runtime.GOMAXPROCS(0))
-	copied, err := benchwalk.Walk(path, len(cs), func(w int, rec *pcap.Record) {
+	copied, err := decode.Walk(path, len(cs), func(w int, rec *pcap.Record) {
 		c := &cs[w]
 		c.frames++
 		d := rec.Data

@@ -17,7 +17,7 @@
 // in turn), three times each: through a fresh mapping (the pages mapped 64
 // KiB at a time as above, then every cache line read), and through copies
 // (pread of each chunk into one of four reused buffers, then every line of
-// it read), as pcap.Reader.CopyIsFaster compares them; and what the first
+// it read), as package pcap compares them (internal/pcapfast); and what the first
 // touch of a page costs once the kernel has mapped it (MADV_POPULATE_READ),
 // 32 pages at a time at six places in a fresh mapping (on a VM whose
 // hypervisor shadows page tables, the touch traps). Last, the round trip
@@ -48,7 +48,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/rocekit/rocekit/internal/benchwalk"
+	"github.com/rocekit/rocekit/internal/pcapfast"
 )
 
 func main() {
@@ -148,7 +148,7 @@ var sink byte
 // readWays times bringing the whole file in through a fresh mapping and
 // through copies, on one and on two threads, three times each.
 func readWays(f *os.File, size int) {
-	const chunk = benchwalk.CopyChunk // decode's chunk when it copies
+	const chunk = pcapfast.CopyChunk // decode's chunk when it copies
 	nchunks := (size + chunk - 1) / chunk
 	for rep := 0; rep < 3; rep++ {
 		for _, threads := range []int{1, 2} {

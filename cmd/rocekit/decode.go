@@ -5,9 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
 
+	"github.com/rocekit/rocekit/decode"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
 )
@@ -86,19 +88,54 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 	}
 	out := bufio.NewWriterSize(stdout, 1<<16)
 	defer out.Flush()
-	d := newPipeline(&cfg, out)
+	d, label := newDecoder(&cfg, out)
 	status := 0
 	for _, name := range files {
-		if err := d.file(name, len(files) > 1); err != nil {
+		if len(files) > 1 {
+			*label = name
+		}
+		if err := d.File(name); err != nil {
 			out.Flush()
 			fmt.Fprintf(stderr, "rocekit decode: %s: %v\n", name, err)
 			status = 1
 		}
 	}
 	if cfg.summary {
-		d.writeSummary()
+		s := d.Summary()
+		if cfg.format == "json" {
+			out.Write(append(s.AppendJSON(nil), '\n'))
+		} else {
+			s.WriteText(out)
+		}
 	}
 	return status
+}
+
+// newDecoder returns a decoder that writes to out what cfg asks for, and
+// the label its text lines give the file being decoded ("" for none).
+func newDecoder(cfg *decodeConfig, out io.Writer) (*decode.Decoder, *string) {
+	label := new(string)
+	o := decode.Options{Ports: cfg.ports, PMTU: cfg.pmtu, Last: cfg.last, SummaryOnly: cfg.summary, Out: out}
+	o.Workers = min(runtime.GOMAXPROCS(0), 4)
+	stamp := &stamper{format: cfg.time}
+	// Each line's time depends on the line before: format in order.
+	o.Ordered = stamp.sequential()
+	fis := make([]frameInfo, o.Workers)
+	for i := range fis {
+		fis[i].stamp = stamp
+		if cfg.format == "json" {
+			fis[i].jc = new(jsonCache)
+		}
+	}
+	o.Append = func(w int, b []byte, f *decode.Frame) []byte {
+		if !cfg.selected(f) {
+			return b
+		}
+		fi := &fis[w]
+		fi.Frame, fi.f, fi.file = f, f.Packet, *label
+		return cfg.render(b, fi)
+	}
+	return decode.New(o), label
 }
 
 func (c *decodeConfig) parse(qp, ops, tr, frames, ports string) error {
@@ -181,58 +218,27 @@ func splitList(s string) []string {
 	return r
 }
 
-// frameInfo is what the formatters and the tracker see of one frame: its
-// slot in a batch, its decoded headers, the file label and its warnings. A
-// worker reuses one.
+// frameInfo is what the formatters see of one frame: the frame, its
+// decoded headers, the file label, and each worker's caches. A worker
+// reuses one.
 type frameInfo struct {
-	*slot
-	f        *packet.Frame
-	file     string
-	warnings []string
-	clock    clockCache
-	stamp    *stamper   // the text lines' times
-	jc       *jsonCache // nil: render every field afresh
+	*decode.Frame
+	f     *packet.Frame
+	file  string
+	clock clockCache
+	stamp *stamper   // the text lines' times
+	jc    *jsonCache // nil: render every field afresh
 }
 
-type crcResult struct {
-	checked   bool
-	ok        bool
-	want, got uint32
-}
-
-// decodeFrame decodes s.rec into f.
-func decodeFrame(s *slot, f *packet.Frame, ports []uint16) {
-	s.linkErr, s.err = nil, nil
-	s.icrc, s.vcrc = crcResult{}, crcResult{}
-	f.Ports = ports
-	s.err = f.DecodeRecord(&s.rec) // a link-layer error too: both print alike
-}
-
-// checkFrame fills in the ICRC and VCRC results of a decoded frame. The
-// ICRC is checked whenever the encapsulation bounds the transport packet,
-// even one whose headers did not decode (an unknown opcode, a header cut
-// short by the packet's own length).
-func checkFrame(s *slot, f *packet.Frame) {
-	if f.Network() != nil {
-		if ok, want, got, err := f.CheckICRC(); err == nil {
-			s.icrc = crcResult{true, ok, want, got}
-		}
-	}
-	if f.VCRC != nil {
-		if ok, want, got, err := f.CheckVCRC(); err == nil {
-			s.vcrc = crcResult{true, ok, uint32(want), uint32(got)}
-		}
-	}
-}
-
-func (c *decodeConfig) selected(s *slot, f *packet.Frame) bool {
-	if s.rec.Index < c.first || (c.last > 0 && s.rec.Index > c.last) {
+// selected reports whether the flags select f for output.
+func (c *decodeConfig) selected(f *decode.Frame) bool {
+	if f.Record.Index < c.first || (c.last > 0 && f.Record.Index > c.last) {
 		return false
 	}
 	if c.qps == nil && c.opcodes == nil && c.trans == nil {
 		return true
 	}
-	t := &f.Transport
+	t := &f.Packet.Transport
 	if t.BTH == nil {
 		return false
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocekit/rocekit/decode"
 	"github.com/rocekit/rocekit/internal/oracle"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
@@ -326,7 +327,7 @@ func TestJSONCacheSameAsFresh(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	jc := new(jsonCache)
-	var s slot
+	var s decode.Frame
 	var f packet.Frame
 	hits := 0
 	for i := 0; i < 20000; i++ {
@@ -335,11 +336,9 @@ func TestJSONCacheSameAsFresh(t *testing.T) {
 			// Ethernet, IPv4, UDP and BTH bytes (14+20+8+12).
 			fr[rng.IntN(54)] ^= byte(1 << rng.IntN(8) & 0x83)
 		}
-		s.rec = pcap.Record{Index: i + 1, Time: time.Unix(1700000000, int64(i)), CapLen: len(fr), OrigLen: len(fr), LinkType: pcap.LinkTypeEthernet, Data: fr}
-		decodeFrame(&s, &f, nil)
-		checkFrame(&s, &f)
-		fresh := appendJSON(nil, &frameInfo{slot: &s, f: &f})
-		cached := appendJSON(nil, &frameInfo{slot: &s, f: &f, jc: jc})
+		s.DecodeRecord(&pcap.Record{Index: i + 1, Time: time.Unix(1700000000, int64(i)), CapLen: len(fr), OrigLen: len(fr), LinkType: pcap.LinkTypeEthernet, Data: fr}, &f)
+		fresh := appendJSON(nil, &frameInfo{Frame: &s, f: &f})
+		cached := appendJSON(nil, &frameInfo{Frame: &s, f: &f, jc: jc})
 		require.Equal(t, string(fresh), string(cached), "frame % x", fr)
 		if f.IPv4 != nil && f.UDP != nil && f.Transport.BTH != nil {
 			hits++
@@ -434,7 +433,7 @@ func TestDecodeSameOutputForEveryWorkerCount(t *testing.T) {
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	// Mapped files are read through the mapping or through copies
-	// (pcap.Reader.CopyIsFaster), as ROCEKIT_READ says: the same output.
+	// (internal/pcapfast), as ROCEKIT_READ says: the same output.
 	modes := []string{"map", "copy"}
 	for _, args := range [][]string{{"--summary"}, {"--summary", "--format", "json"}, {"--format", "json"}, {"-v", "--qp", "0x203"}, {"--time", "delta"}} {
 		var want string

@@ -125,14 +125,14 @@ func appendJSON(b []byte, fi *frameInfo) []byte {
 		b = qs(b, `"file":`, fi.file)
 		b = append(b, ',')
 	}
-	b = u(b, `"frame":`, uint64(fi.rec.Index))
-	if !fi.rec.Time.IsZero() {
+	b = u(b, `"frame":`, uint64(fi.Record.Index))
+	if !fi.Record.Time.IsZero() {
 		b = append(b, `,"time":"`...)
-		b = fi.clock.appendRFC3339Nano(b, fi.rec.Time)
+		b = fi.clock.appendRFC3339Nano(b, fi.Record.Time)
 		b = append(b, '"')
 	}
-	b = u(b, `,"len":`, uint64(fi.rec.OrigLen))
-	if fi.rec.CapLen != fi.rec.OrigLen || f.Cut > 0 {
+	b = u(b, `,"len":`, uint64(fi.Record.OrigLen))
+	if fi.Record.CapLen != fi.Record.OrigLen || f.Cut > 0 {
 		b = appendCapLen(b, fi)
 	}
 	t := &f.Transport
@@ -147,40 +147,40 @@ func appendJSON(b []byte, fi *frameInfo) []byte {
 	} else {
 		b = appendTransportJSON(b, t)
 	}
-	if fi.icrc.checked {
-		b = u(b, `,"icrc":{"value":`, uint64(icrcWire(fi.icrc.got)))
-		if fi.icrc.ok {
+	if fi.ICRC.Checked {
+		b = u(b, `,"icrc":{"value":`, uint64(icrcWire(fi.ICRC.Got)))
+		if fi.ICRC.OK {
 			b = append(b, `,"valid":true}`...)
 		} else {
-			b = u(b, `,"valid":false,"expected":`, uint64(icrcWire(fi.icrc.want)))
+			b = u(b, `,"valid":false,"expected":`, uint64(icrcWire(fi.ICRC.Want)))
 			b = append(b, '}')
 		}
 	} else if f.Cut > 0 && f.IsRoCE() {
 		b = append(b, `,"icrc":{"checked":false,"reason":"`+cutReason+`"}`...)
 	}
-	if fi.vcrc.checked {
-		b = u(b, `,"vcrc":{"value":`, uint64(vcrcWire(fi.vcrc.got)))
-		b = bl(b, `,"valid":`, fi.vcrc.ok)
-		if !fi.vcrc.ok {
-			b = u(b, `,"expected":`, uint64(vcrcWire(fi.vcrc.want)))
+	if fi.VCRC.Checked {
+		b = u(b, `,"vcrc":{"value":`, uint64(vcrcWire(fi.VCRC.Got)))
+		b = bl(b, `,"valid":`, fi.VCRC.OK)
+		if !fi.VCRC.OK {
+			b = u(b, `,"expected":`, uint64(vcrcWire(fi.VCRC.Want)))
 		}
 		b = append(b, '}')
 	}
-	if len(fi.warnings) == 0 && fi.err == nil && fi.linkErr == nil {
+	if len(fi.Warnings) == 0 && fi.Err == nil && fi.ReadErr == nil {
 		return append(b, `,"warnings":[]}`+"\n"...)
 	}
 	b = append(b, `,"warnings":[`...)
-	for i, w := range fi.warnings {
+	for i, w := range fi.Warnings {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = appendJSONString(b, w)
 	}
 	b = append(b, ']')
-	if fi.err != nil {
-		b = qs(b, `,"error":`, fi.err.Error())
-	} else if fi.linkErr != nil {
-		b = qs(b, `,"error":`, fi.linkErr.Error())
+	if fi.Err != nil {
+		b = qs(b, `,"error":`, fi.Err.Error())
+	} else if fi.ReadErr != nil {
+		b = qs(b, `,"error":`, fi.ReadErr.Error())
 	}
 	return append(b, '}', '\n')
 }
@@ -190,8 +190,8 @@ func appendJSON(b []byte, fi *frameInfo) []byte {
 // frame (its headers decoded as far as they were kept, its ICRC not
 // checked).
 func appendCapLen(b []byte, fi *frameInfo) []byte {
-	if fi.rec.CapLen != fi.rec.OrigLen {
-		b = u(b, `,"caplen":`, uint64(fi.rec.CapLen))
+	if fi.Record.CapLen != fi.Record.OrigLen {
+		b = u(b, `,"caplen":`, uint64(fi.Record.CapLen))
 	}
 	if fi.f.Cut > 0 {
 		b = append(b, `,"cut":true`...)

@@ -62,9 +62,9 @@ func appendLine(b []byte, fi *frameInfo) []byte {
 		b = append(b, fi.file...)
 		b = append(b, ':')
 	}
-	b = strconv.AppendInt(b, int64(fi.rec.Index), 10)
+	b = strconv.AppendInt(b, int64(fi.Record.Index), 10)
 	b = append(b, ' ')
-	b = fi.stamp.append(b, fi.rec.Time)
+	b = fi.stamp.append(b, fi.Record.Time)
 	b = appendAddrs(b, f)
 	t := &f.Transport
 	if t.BTH != nil {
@@ -150,38 +150,38 @@ func appendLine(b []byte, fi *frameInfo) []byte {
 		b = strconv.AppendInt(b, int64(t.PayloadLen()), 10)
 	} else {
 		b = append(b, " len="...)
-		b = strconv.AppendInt(b, int64(fi.rec.OrigLen), 10)
+		b = strconv.AppendInt(b, int64(fi.Record.OrigLen), 10)
 	}
 	if f.Cut > 0 {
 		b = appendCut(b, fi)
-		if !fi.icrc.checked && f.IsRoCE() {
+		if !fi.ICRC.Checked && f.IsRoCE() {
 			b = append(b, " icrc "...)
 			b = append(b, icrcNotCut...)
 		}
 	}
-	if fi.icrc.checked {
-		if fi.icrc.ok {
+	if fi.ICRC.Checked {
+		if fi.ICRC.OK {
 			b = append(b, " icrc ok"...)
 		} else {
 			b = append(b, " ICRC BAD (want "...)
-			b = appendHex(b, uint64(icrcWire(fi.icrc.want)), 8)
+			b = appendHex(b, uint64(icrcWire(fi.ICRC.Want)), 8)
 			b = append(b, ", got "...)
-			b = appendHex(b, uint64(icrcWire(fi.icrc.got)), 8)
+			b = appendHex(b, uint64(icrcWire(fi.ICRC.Got)), 8)
 			b = append(b, ')')
 		}
 	}
-	if fi.vcrc.checked {
-		if fi.vcrc.ok {
+	if fi.VCRC.Checked {
+		if fi.VCRC.OK {
 			b = append(b, " vcrc ok"...)
 		} else {
 			b = append(b, " VCRC BAD (want "...)
-			b = appendHex(b, uint64(vcrcWire(fi.vcrc.want)), 4)
+			b = appendHex(b, uint64(vcrcWire(fi.VCRC.Want)), 4)
 			b = append(b, ", got "...)
-			b = appendHex(b, uint64(vcrcWire(fi.vcrc.got)), 4)
+			b = appendHex(b, uint64(vcrcWire(fi.VCRC.Got)), 4)
 			b = append(b, ')')
 		}
 	}
-	for _, w := range fi.warnings {
+	for _, w := range fi.Warnings {
 		if w == "icrc_bad" || w == "vcrc_bad" {
 			continue
 		}
@@ -189,10 +189,10 @@ func appendLine(b []byte, fi *frameInfo) []byte {
 		b = append(b, w...)
 		b = append(b, ']')
 	}
-	if err := fi.err; err != nil {
+	if err := fi.Err; err != nil {
 		b = append(b, " ERROR: "...)
 		b = append(b, err.Error()...)
-	} else if err := fi.linkErr; err != nil {
+	} else if err := fi.ReadErr; err != nil {
 		b = append(b, " ERROR: "...)
 		b = append(b, err.Error()...)
 	}
@@ -210,9 +210,9 @@ const (
 // and its length on the wire.
 func appendCut(b []byte, fi *frameInfo) []byte {
 	b = append(b, " [cut to "...)
-	b = strconv.AppendInt(b, int64(fi.rec.CapLen), 10)
+	b = strconv.AppendInt(b, int64(fi.Record.CapLen), 10)
 	b = append(b, " of "...)
-	b = strconv.AppendInt(b, int64(fi.rec.CapLen+fi.f.Cut), 10)
+	b = strconv.AppendInt(b, int64(fi.Record.CapLen+fi.f.Cut), 10)
 	return append(b, " bytes]"...)
 }
 

@@ -19,9 +19,9 @@ func appendVerbose(b []byte, fi *frameInfo) []byte {
 		b = append(b, fi.file...)
 		b = append(b, ':')
 	}
-	b = strconv.AppendInt(b, int64(fi.rec.Index), 10)
+	b = strconv.AppendInt(b, int64(fi.Record.Index), 10)
 	b = fmt.Appendf(b, ": %d bytes on wire, %d captured, %s, link %s, offset %d\n",
-		fi.rec.OrigLen, fi.rec.CapLen, fi.rec.Time.UTC().Format("2006-01-02T15:04:05.000000000Z"), fi.rec.LinkType, fi.rec.Offset)
+		fi.Record.OrigLen, fi.Record.CapLen, fi.Record.Time.UTC().Format("2006-01-02T15:04:05.000000000Z"), fi.Record.LinkType, fi.Record.Offset)
 	line := func(s string) { b = append(b, "    "...); b = append(b, s...); b = append(b, '\n') }
 	if f.Eth != nil {
 		line(fmt.Sprintf("Ethernet dst=%s src=%s type=0x%04x", mac(f.Eth[0:6]), mac(f.Eth[6:12]), f.Eth.EtherType()))
@@ -62,35 +62,35 @@ func appendVerbose(b []byte, fi *frameInfo) []byte {
 	}
 	if f.Cut > 0 {
 		line(string(appendCut(nil, fi)[1:]))
-		if !fi.icrc.checked && f.IsRoCE() {
+		if !fi.ICRC.Checked && f.IsRoCE() {
 			line("ICRC " + icrcNotCut)
 		}
 	}
-	if fi.icrc.checked {
-		if fi.icrc.ok {
-			line(fmt.Sprintf("ICRC 0x%08x [correct]", icrcWire(fi.icrc.got)))
+	if fi.ICRC.Checked {
+		if fi.ICRC.OK {
+			line(fmt.Sprintf("ICRC 0x%08x [correct]", icrcWire(fi.ICRC.Got)))
 		} else {
-			line(fmt.Sprintf("ICRC 0x%08x [INCORRECT, should be 0x%08x]", icrcWire(fi.icrc.got), icrcWire(fi.icrc.want)))
+			line(fmt.Sprintf("ICRC 0x%08x [INCORRECT, should be 0x%08x]", icrcWire(fi.ICRC.Got), icrcWire(fi.ICRC.Want)))
 		}
 	}
-	if fi.vcrc.checked {
-		if fi.vcrc.ok {
-			line(fmt.Sprintf("VCRC 0x%04x [correct]", vcrcWire(fi.vcrc.got)))
+	if fi.VCRC.Checked {
+		if fi.VCRC.OK {
+			line(fmt.Sprintf("VCRC 0x%04x [correct]", vcrcWire(fi.VCRC.Got)))
 		} else {
-			line(fmt.Sprintf("VCRC 0x%04x [INCORRECT, should be 0x%04x]", vcrcWire(fi.vcrc.got), vcrcWire(fi.vcrc.want)))
+			line(fmt.Sprintf("VCRC 0x%04x [INCORRECT, should be 0x%04x]", vcrcWire(fi.VCRC.Got), vcrcWire(fi.VCRC.Want)))
 		}
 	}
 	if len(f.Trailer) > 0 {
 		line(fmt.Sprintf("Trailer %d bytes: %x", len(f.Trailer), []byte(f.Trailer)))
 	}
-	for _, w := range fi.warnings {
+	for _, w := range fi.Warnings {
 		line("Warning: " + w)
 	}
-	if fi.err != nil {
-		line("Error: " + fi.err.Error())
+	if fi.Err != nil {
+		line("Error: " + fi.Err.Error())
 	}
-	if fi.linkErr != nil {
-		line("Error: " + fi.linkErr.Error())
+	if fi.ReadErr != nil {
+		line("Error: " + fi.ReadErr.Error())
 	}
 	return append(b, '\n')
 }

@@ -1,7 +1,7 @@
 // Package nt writes values with non-temporal stores, which go to memory
 // without taking the cache line into the writing core's cache first.
 //
-// rocekit decode --summary hands each frame's observation (analysis.Obs)
+// rocekit decode --summary hands each frame's observation (internal/obs)
 // from the core that decoded the frame to the core that tracks its
 // connection. With ordinary stores, each line of a reused observation
 // buffer is first fetched back from the other core's cache, where the

@@ -1,9 +1,10 @@
-package main
+package decode
 
 import (
 	"unsafe"
 
 	"github.com/rocekit/rocekit/analysis"
+	"github.com/rocekit/rocekit/internal/obs"
 	"github.com/rocekit/rocekit/internal/prefetch"
 )
 
@@ -29,11 +30,12 @@ func newConvTracker(pmtu, shards int) convTracker {
 	return convTracker{s: s, w: make([]shardWarnings, s.Len())}
 }
 
-func check(c crcResult) analysis.Check {
+// check is c as the analysis takes it.
+func (c CRC) check() analysis.Check {
 	switch {
-	case !c.checked:
+	case !c.Checked:
 		return analysis.NotChecked
-	case c.ok:
+	case c.OK:
 		return analysis.CheckOK
 	}
 	return analysis.CheckBad
@@ -41,9 +43,9 @@ func check(c crcResult) analysis.Check {
 
 // observe feeds one frame's observation to its shard's tracker (in that
 // shard's turn) and appends its warnings.
-func (c *convTracker) observe(shard int, o *analysis.Obs, w []string) []string {
+func (c *convTracker) observe(shard int, o *obs.Obs, w []string) []string {
 	sw := &c.w[shard]
-	sw.w = c.s.ObserveObs(shard, o, sw.w[:0])
+	sw.w = observations.Observe(c.s, shard, o, sw.w[:0])
 	for _, x := range sw.w {
 		w = append(w, string(x))
 	}
@@ -53,32 +55,21 @@ func (c *convTracker) observe(shard int, o *analysis.Obs, w []string) []string {
 // count feeds obs[i] for each i of idx to shard's tracker, in order, for
 // the summary alone: their warnings are only counted. It prefetches each
 // observation obsAhead ahead of its turn: they were written to memory
-// (--summary writes them with non-temporal stores), not to a cache.
-func (c *convTracker) count(shard int, obs []analysis.Obs, idx []int32) {
+// (SummaryOnly writes them with non-temporal stores), not to a cache.
+func (c *convTracker) count(shard int, observed []obs.Obs, idx []int32) {
 	w := c.w[shard].w
 	for j, i := range idx {
 		if j+obsAhead < len(idx) {
-			prefetch.Lines(unsafe.Pointer(&obs[idx[j+obsAhead]]), 2)
+			prefetch.Lines(unsafe.Pointer(&observed[idx[j+obsAhead]]), 2)
 		}
-		w = c.s.ObserveObs(shard, &obs[i], w[:0])
+		w = observations.Observe(c.s, shard, &observed[i], w[:0])
 	}
 	c.w[shard].w = w
 }
 
+// observations are package analysis's functions on observations
+// (internal/obs).
+var observations = obs.Get[*analysis.Shards, analysis.Check, analysis.Warning]()
+
 // obsAhead is how many observations ahead count prefetches.
 const obsAhead = 16
-
-func (c *convTracker) appendSummary(b []byte, json bool) []byte {
-	s := c.s.Summary()
-	if json {
-		return append(s.AppendJSON(b), '\n')
-	}
-	var buf bytesWriter
-	buf.b = b
-	s.WriteText(&buf)
-	return buf.b
-}
-
-type bytesWriter struct{ b []byte }
-
-func (w *bytesWriter) Write(p []byte) (int, error) { w.b = append(w.b, p...); return len(p), nil }

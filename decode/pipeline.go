@@ -1,7 +1,6 @@
-package main
+package decode
 
 import (
-	"bufio"
 	"io"
 	"runtime"
 	"sync"
@@ -10,14 +9,15 @@ import (
 	"unsafe"
 
 	"github.com/rocekit/rocekit/analysis"
-	"github.com/rocekit/rocekit/internal/benchwalk"
 	"github.com/rocekit/rocekit/internal/nt"
+	"github.com/rocekit/rocekit/internal/obs"
+	"github.com/rocekit/rocekit/internal/pcapfast"
 	"github.com/rocekit/rocekit/internal/prefetch"
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/pcap"
 )
 
-// The decode command runs on a few workers (one per core), each carrying
+// A Decoder runs on a few workers (one per core), each carrying
 // one batch of frames at a time through every stage:
 //
 //	read ahead                      (in parallel: a memory-mapped file's chunk)
@@ -32,18 +32,19 @@ import (
 // that read it (and brought its bytes into its core's cache) decodes,
 // checks, analyses and formats it. A batch of a memory-mapped file is the
 // records that start in one readChunk of it: its worker streams the chunk
-// from memory before its turn to locate the records (pcap.Reader.Skim), so
-// the workers read the file at once and the turn finds the record headers
-// in cache; each record is filled in (RecordAt) as it is decoded. Where
-// touching a new mapping costs more than copying (pcap.Reader.CopyIsFaster:
-// virtual machines with shadow page tables), the worker copies its chunk
-// into its batch instead, and the records are read from the copy. The
+// from memory before its turn to locate the records (SkimFrom, of
+// internal/pcapfast's Methods), so the workers read the file at once and
+// the turn finds the record headers in cache; each record is filled in
+// (RecordFrom) as it is decoded. Where touching a new mapping costs more
+// than copying (CopyIsFaster: virtual machines with shadow page tables),
+// the worker copies its chunk into its batch instead, and the records are
+// read from the copy. The
 // analysis is split into shards by pairs of endpoints (analysis.Shards): a
 // batch takes each shard's turn in order, so one worker can analyse shard
 // 0 of a batch while another analyses shard 1 of the batch before it.
 // Only the walk, each shard's analysis and the writing take turns. A batch
 // only ever waits for batches read before it, which are never waiting for
-// it: no deadlock. --summary runs differently (see summarize).
+// it: no deadlock. SummaryOnly runs differently (see summarize).
 //
 // Records of a memory-mapped file are used in place; records of a stream
 // (gzip, standard input) are copied into the batch's arena, because the
@@ -51,24 +52,22 @@ import (
 
 const batchFrames = 256
 
+// fast is package pcap's Reader machinery for reading a mapped file on
+// several workers (internal/pcapfast).
+var fast = pcapfast.Get[*pcap.Reader, *pcap.Record]()
+
 // slot is one frame of a batch: its record, the check results and where
 // its warnings are. The decoded views are the worker's.
 type slot struct {
-	rec      pcap.Record
-	linkErr  error // link layer could not be stripped
-	err      error // frame decode error
-	icrc     crcResult
-	vcrc     crcResult
-	shard    uint8 // the tracker shard that observes the frame
-	wFrom    int   // this frame's warnings are batch.warnings[wFrom:wTo]
-	wTo      int
-	selected bool
+	Frame
+	shard uint8 // the tracker shard that observes the frame
+	wFrom int   // this frame's warnings are batch.warnings[wFrom:wTo]
+	wTo   int
 }
 
 type batch struct {
 	seq      uint64
-	last     bool // the last batch of its file
-	file     string
+	last     bool   // the last batch of its file
 	slots    []slot // slots[:n] are in use
 	n        int
 	arena    []byte
@@ -76,27 +75,26 @@ type batch struct {
 	out      []byte
 	err      error // the reader's error after the last frame of the batch
 
-	obs []analysis.Obs // the frames' observations: obs[i] is slots[i]'s
+	obs []obs.Obs // the frames' observations: obs[i] is slots[i]'s
 
 	// A memory-mapped file's first nskim records are only located in the
-	// read turn (pcap.Reader.Skim): they start at offs[i], have Index
-	// first+i, and are read (RecordAt) in parallel, as they are decoded.
+	// read turn (SkimFrom): they start at offs[i], have Index first+i, and
+	// are read (RecordFrom) in parallel, as they are decoded.
 	offs  []int64
 	first int
 	nskim int
 	// copy holds the batch's chunk of the file when the file is read
 	// through copies (pipeline.copy).
-	copy pcap.Copy
+	copy pcapfast.Copy
 
-	// --summary only: which frames each shard observes, how many shards
+	// SummaryOnly: which frames each shard observes, how many shards
 	// have yet to observe them, and whether the buffer may be reused.
 	idx     [][]int32
 	pending atomic.Int32
 	free    atomic.Bool
 }
 
-func (b *batch) reset(file string) {
-	b.file = file
+func (b *batch) reset() {
 	b.n = 0
 	b.arena = b.arena[:0]
 	b.warnings = b.warnings[:0]
@@ -182,22 +180,20 @@ type worker struct {
 	id     int
 	b      batch
 	frames []packet.Frame // the decoded frames of b
-	fi     frameInfo
 
-	// --summary: the worker's batch buffers, the next batch whose frames
+	// SummaryOnly: the worker's batch buffers, the next batch whose frames
 	// of shard id it observes, the slot it decodes skimmed frames in, and
 	// the observation it makes before storing it in the batch.
 	bufs      []*batch
 	scratch   slot
-	obs       analysis.Obs
+	obs       obs.Obs
 	trackNext uint64
 }
 
 // pipeline holds what persists across files: the tracker, the writer, the
 // workers' state and the sequence of batches.
 type pipeline struct {
-	cfg     *decodeConfig
-	out     *bufio.Writer
+	opts    Options
 	conv    convTracker
 	workers []*worker
 	read    turns   // reading batches from the file
@@ -205,9 +201,10 @@ type pipeline struct {
 	write   turns
 	err     error // the reader's error, set in the last turn of the batch that carried it
 	done    chan error
-	stamp   stamper // the text lines' times; rel and delta change it in write turns
 
-	// --summary: the batches decoded and not yet observed by every shard,
+	walkState
+
+	// SummaryOnly: the batches decoded and not yet observed by every shard,
 	// at seq mod len(pub); end is 1 + the sequence number of the file's
 	// last batch once it has been read (0 before).
 	pub []published
@@ -218,36 +215,38 @@ type pipeline struct {
 	// turns.
 	r        *pcap.Reader
 	inPlace  bool
-	copy     bool  // inPlace, read through copies (pcap.Reader.CopyIsFaster)
+	copy     bool  // inPlace, read through copies (pcapfast.Methods.CopyIsFaster)
 	chunk    int64 // inPlace: how much of the file a batch covers
 	start    int64 // file offset of the first record, when inPlace
 	base     uint64
 	claims   atomic.Int64
-	label    string
 	readDone bool // r returned its last record or an error
 }
 
-// published is a batch decoded for --summary: seq says which batch b is
+// published is a batch decoded with SummaryOnly: seq says which batch b is
 // (stored after b).
 type published struct {
 	seq atomic.Uint64
 	b   atomic.Pointer[batch]
 }
 
-// summaryBufs is how many batch buffers a worker has with --summary: it
+// summaryBufs is how many batch buffers a worker has with SummaryOnly: it
 // can decode ahead while the other shards observe its earlier batches.
 const summaryBufs = 4
 
-func newPipeline(cfg *decodeConfig, out *bufio.Writer) *pipeline {
-	nw := min(runtime.GOMAXPROCS(0), 4)
-	p := &pipeline{cfg: cfg, out: out, conv: newConvTracker(cfg.pmtu, nw), done: make(chan error, 1), stamp: stamper{format: cfg.time}}
+func newPipeline(o Options) *pipeline {
+	nw := o.Workers
+	if nw <= 0 {
+		nw = min(runtime.GOMAXPROCS(0), 4)
+	}
+	p := &pipeline{opts: o, conv: newConvTracker(o.PMTU, nw), done: make(chan error, 1)}
 	p.read.cond.L = &p.read.mu
 	p.track = make([]turns, p.conv.s.Len())
 	for i := range p.track {
 		p.track[i].cond.L = &p.track[i].mu
 	}
 	p.write.cond.L = &p.write.mu
-	if cfg.summary {
+	if o.SummaryOnly {
 		p.pub = make([]published, nw*summaryBufs)
 		for i := range p.pub {
 			p.pub[i].seq.Store(^uint64(0))
@@ -255,7 +254,7 @@ func newPipeline(cfg *decodeConfig, out *bufio.Writer) *pipeline {
 	}
 	for i := 0; i < nw; i++ {
 		w := &worker{id: i}
-		if cfg.summary {
+		if o.SummaryOnly {
 			w.frames = make([]packet.Frame, 1)
 			for range summaryBufs {
 				b := &batch{slots: make([]slot, batchFrames), idx: make([][]int32, nw)}
@@ -266,10 +265,6 @@ func newPipeline(cfg *decodeConfig, out *bufio.Writer) *pipeline {
 			w.frames = make([]packet.Frame, batchFrames)
 			w.b.slots = make([]slot, batchFrames)
 		}
-		if cfg.format == "json" {
-			w.fi.jc = new(jsonCache)
-		}
-		w.fi.stamp = &p.stamp
 		p.workers = append(p.workers, w)
 	}
 	return p
@@ -277,27 +272,25 @@ func newPipeline(cfg *decodeConfig, out *bufio.Writer) *pipeline {
 
 // file decodes one capture file and returns the error that stopped it (nil
 // at a clean end), after every frame before it has been written.
-func (p *pipeline) file(name string, many bool) error {
+func (p *pipeline) file(name string) error {
 	r, err := pcap.Open(name)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	p.r, p.inPlace, p.readDone, p.label = r, r.Mapped(), false, ""
-	p.copy, p.chunk = r.CopyIsFaster(), readChunk
+	p.r, p.inPlace, p.readDone = r, r.Mapped(), false
+	p.copy, p.chunk = fast.CopyIsFaster(r), readChunk
 	if p.copy {
 		p.chunk = copyChunk
 	}
-	if many {
-		p.label = name
-	}
+	p.copied = p.copy
 	if p.inPlace {
-		r.CallerReadsAhead()
+		fast.CallerReadsAhead(r)
 		p.start = r.Offset()
 	}
 	// Batches are numbered on from the previous file's; claims past the
 	// end of that file took read turns but no analysis turn.
-	if p.cfg.summary {
+	if p.opts.SummaryOnly {
 		p.base = p.workers[0].trackNext
 	} else {
 		p.base = p.track[0].next.Load()
@@ -310,7 +303,7 @@ func (p *pipeline) file(name string, many bool) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if p.cfg.summary {
+			if p.opts.SummaryOnly {
 				p.summarize(w)
 				return
 			}
@@ -326,17 +319,13 @@ func (p *pipeline) file(name string, many bool) error {
 }
 
 // readChunk is how much of a memory-mapped file one batch covers: its
-// worker streams those bytes into its core's cache (pcap.Reader.ReadAhead)
+// worker streams those bytes into its core's cache (pcapfast.Methods.ReadAhead)
 // before its turn to walk the records, in parallel with the other workers.
-// A file read through copies has batches of copyChunk: a worker's copies
-// (four batch buffers with --summary) then fit a 1 MiB L2 cache (256 KiB
-// chunks took 1.18x the time of 128 KiB ones on the AMD EPYC VM). The
-// sizes are set in internal/benchwalk, so that the benchmarks that time
-// parts of decode (BenchmarkDecodeParts, bench/floor) walk the file in the
-// same batches.
+// A file read through copies has batches of copyChunk. internal/pcapfast
+// says why these sizes; bench/membw copies the file in the same chunks.
 const (
-	readChunk = benchwalk.ReadChunk
-	copyChunk = benchwalk.CopyChunk
+	readChunk = pcapfast.ReadChunk
+	copyChunk = pcapfast.CopyChunk
 )
 
 // claim is a batch claimed and not yet read: sequence number seq, and
@@ -368,21 +357,21 @@ func (p *pipeline) readBatch(w *worker, b *batch) bool {
 // copySlack is how far past its chunk a batch's copy reaches: the last
 // record that starts in the chunk ends after it, and is read from the
 // copy if it ends within copySlack (from the mapping otherwise).
-const copySlack = benchwalk.Slack
+const copySlack = pcapfast.Slack
 
 // bring brings claim c's chunk of a memory-mapped file in: into b's copy
 // when the file is read through copies, otherwise into the calling
 // core's cache, through the mapping.
 func (p *pipeline) bring(c claim, b *batch) {
 	if p.copy {
-		p.r.CopyAt(&b.copy, c.lo, c.hi+copySlack)
+		fast.CopyAt(p.r, &b.copy, c.lo, c.hi+copySlack)
 	} else {
-		p.r.ReadAhead(c.lo, c.hi)
+		fast.ReadAhead(p.r, c.lo, c.hi)
 	}
 }
 
 // copyOf returns b's copy when the file is read through copies, else nil.
-func (p *pipeline) copyOf(b *batch) *pcap.Copy {
+func (p *pipeline) copyOf(b *batch) *pcapfast.Copy {
 	if p.copy {
 		return &b.copy
 	}
@@ -404,13 +393,13 @@ func (p *pipeline) fill(c claim, b *batch, meanwhile func() bool) bool {
 	if p.readDone {
 		return false
 	}
-	b.reset(p.label)
+	b.reset()
 	r, hi := p.r, c.hi
 	if p.inPlace {
-		b.offs, b.first = r.SkimFrom(p.copyOf(b), hi, b.offs[:0])
+		b.offs, b.first = fast.SkimFrom(r, p.copyOf(b), hi, b.offs[:0])
 		n := len(b.offs)
-		if p.cfg.last > 0 {
-			n = max(0, min(n, p.cfg.last-b.first+1))
+		if p.opts.Last > 0 {
+			n = max(0, min(n, p.opts.Last-b.first+1))
 		}
 		for len(b.slots) < n {
 			b.slots = append(b.slots, make([]slot, len(b.slots))...)
@@ -422,7 +411,7 @@ func (p *pipeline) fill(c claim, b *batch, meanwhile func() bool) bool {
 			b.slots = append(b.slots, make([]slot, len(b.slots))...)
 		}
 		s := &b.slots[b.n]
-		if err := r.NextInto(&s.rec); err != nil {
+		if err := r.NextInto(&s.Record); err != nil {
 			if err != io.EOF {
 				b.err = err
 			}
@@ -430,14 +419,14 @@ func (p *pipeline) fill(c claim, b *batch, meanwhile func() bool) bool {
 			p.end.Store(c.seq + 1)
 			break
 		}
-		if p.cfg.last > 0 && s.rec.Index > p.cfg.last {
+		if p.opts.Last > 0 && s.Record.Index > p.opts.Last {
 			continue // read on to the end, to report damage
 		}
 		b.n++
 		if !p.inPlace {
 			start := len(b.arena)
-			b.arena = append(b.arena, s.rec.Data...)
-			s.rec.Data = b.arena[start:len(b.arena):len(b.arena)]
+			b.arena = append(b.arena, s.Record.Data...)
+			s.Record.Data = b.arena[start:len(b.arena):len(b.arena)]
 		}
 	}
 	if !p.inPlace {
@@ -450,7 +439,7 @@ func (p *pipeline) fill(c claim, b *batch, meanwhile func() bool) bool {
 // growObs makes room for an observation of each of b's frames.
 func (b *batch) growObs() {
 	if len(b.obs) < b.n {
-		b.obs = make([]analysis.Obs, len(b.slots))
+		b.obs = make([]obs.Obs, len(b.slots))
 	}
 }
 
@@ -459,40 +448,41 @@ func (b *batch) growObs() {
 func fixArena(b *batch) {
 	off := 0
 	for i := range b.slots[:b.n] {
-		n := len(b.slots[i].rec.Data)
-		b.slots[i].rec.Data = b.arena[off : off+n : off+n]
+		n := len(b.slots[i].Record.Data)
+		b.slots[i].Record.Data = b.arena[off : off+n : off+n]
 		off += n
 	}
 }
 
 // decode decodes frame i of b into f, with the ICRC and VCRC checks, and
 // sets o, its observation for the tracker, and its shard; s is the frame's
-// slot (with --summary, a skimmed frame's is the worker's scratch slot:
+// slot (with SummaryOnly, a skimmed frame's is the worker's scratch slot:
 // nothing in it is needed after the frame is observed).
-func (p *pipeline) decode(b *batch, i int, s *slot, f *packet.Frame, o *analysis.Obs) {
+func (p *pipeline) decode(b *batch, i int, s *slot, f *packet.Frame, o *obs.Obs) {
 	if i < b.nskim {
-		if err := p.r.RecordFrom(p.copyOf(b), b.offs[i], b.first+i, &s.rec); err != nil {
+		if err := fast.RecordFrom(p.r, p.copyOf(b), b.offs[i], b.first+i, &s.Record); err != nil {
 			// The file was overwritten while mapped: the frame is reported
 			// with the error, undecoded.
-			s.rec = pcap.Record{Index: b.first + i, Offset: b.offs[i]}
-			s.linkErr, s.err = err, nil
-			s.icrc, s.vcrc = crcResult{}, crcResult{}
-			*f = packet.Frame{Ports: p.cfg.ports}
-			o.Set(b.seq<<32|uint64(i), s.rec.Index, s.rec.Time, f, analysis.NotChecked, analysis.NotChecked)
+			s.Record = pcap.Record{Index: b.first + i, Offset: b.offs[i]}
+			s.ReadErr, s.Err = err, nil
+			s.ICRC, s.VCRC = CRC{}, CRC{}
+			*f = packet.Frame{Ports: p.opts.Ports}
+			observations.Set(o, b.seq<<32|uint64(i), s.Record.Index, s.Record.Time, f, analysis.NotChecked, analysis.NotChecked)
 			s.shard = 0
 			return
 		}
 	}
-	decodeFrame(s, f, p.cfg.ports)
-	checkFrame(s, f)
-	o.Set(b.seq<<32|uint64(i), s.rec.Index, s.rec.Time, f, check(s.icrc), check(s.vcrc))
-	s.shard = uint8(p.conv.s.OfObs(o))
+	decodeFrame(&s.Frame, f, p.opts.Ports)
+	checkFrame(&s.Frame, f)
+	observations.Set(o, b.seq<<32|uint64(i), s.Record.Index, s.Record.Time, f, s.ICRC.check(), s.VCRC.check())
+	s.shard = uint8(observations.Of(p.conv.s, o))
 }
 
-// process carries w's batch through decoding (with the ICRC and VCRC checks
-// and the selection), the analysis in turn, formatting, and writing in turn.
+// process carries w's batch through decoding (with the ICRC and VCRC
+// checks), the analysis in turn, formatting (Options.Append), and writing
+// in turn.
 func (p *pipeline) process(w *worker) {
-	b, fi := &w.b, &w.fi
+	b := &w.b
 	if len(w.frames) < b.n {
 		w.frames = append(w.frames, make([]packet.Frame, b.n-len(w.frames))...)
 	}
@@ -502,7 +492,6 @@ func (p *pipeline) process(w *worker) {
 		s := &b.slots[i]
 		f := &frames[i]
 		p.decode(b, i, s, f, &b.obs[i])
-		s.selected = p.cfg.selected(s, f)
 	}
 	// The analysis: each shard in its turn, the batch's frames of that
 	// shard in order. A later batch may take a shard's turn as soon as this
@@ -520,20 +509,23 @@ func (p *pipeline) process(w *worker) {
 		}
 		p.track[sh].done()
 	}
-	if p.stamp.sequential() {
-		// Each line's time depends on the line before: format in order.
+	if p.opts.Ordered {
+		// Each frame's output depends on the frames before: format in
+		// order.
 		p.write.wait(b.seq)
-		p.render(fi, b, frames)
+		p.render(w.id, b, frames)
 	} else {
-		p.render(fi, b, frames)
+		p.render(w.id, b, frames)
 		p.write.wait(b.seq)
 	}
-	p.out.Write(b.out)
+	if p.opts.Out != nil && len(b.out) > 0 {
+		p.opts.Out.Write(b.out)
+	}
 	p.finish(b)
 	p.write.done()
 }
 
-// With --summary nothing is written per frame, and each worker observes
+// With SummaryOnly nothing is written per frame, and each worker observes
 // one shard of every batch: worker i decodes the batches it reads, files
 // their observations by shard, and observes shard i of every batch in
 // order, whichever worker decoded it. So a shard's flow state stays in one
@@ -544,7 +536,8 @@ func (p *pipeline) process(w *worker) {
 // from the core that had read it, which on a VM with distant cores cost
 // more than the decoding.
 
-// summarize is one worker's part of a --summary run of the file. It
+// summarize is one worker's part of a SummaryOnly run of the file (or of a
+// Walk, which hands each record to Walk's function instead of decoding it). It
 // claims its next batch before decoding the one it has read, and while it
 // decodes has the CPU fetch the next one's chunk of a memory-mapped file,
 // a little after each frame, spread over the whole batch: the fetch from
@@ -571,7 +564,7 @@ func (p *pipeline) summarize(w *worker) {
 		if p.copy {
 			p.bring(c, next)
 		} else {
-			ahead = p.r.Ahead(c.lo, c.hi)
+			ahead = fast.Ahead(p.r, c.lo, c.hi)
 		}
 		lines := (len(ahead) + 63) / 64
 		step := 0
@@ -581,19 +574,33 @@ func (p *pipeline) summarize(w *worker) {
 		b.growObs()
 		walked := false
 		for i := range b.slots[:b.n] {
-			s := &b.slots[i]
-			if i < b.nskim {
-				s = &w.scratch
+			if p.raw != nil {
+				p.walk(w, b, i)
+			} else {
+				s := &b.slots[i]
+				if i < b.nskim {
+					s = &w.scratch
+				}
+				p.decode(b, i, s, f, &w.obs)
+				nt.Store(&b.obs[i], &w.obs)
+				b.idx[s.shard] = append(b.idx[s.shard], int32(i))
 			}
-			p.decode(b, i, s, f, &w.obs)
-			nt.Store(&b.obs[i], &w.obs)
-			b.idx[s.shard] = append(b.idx[s.shard], int32(i))
 			if n := min(step, lines); n > 0 {
 				prefetch.LinesL2(unsafe.Pointer(&ahead[0]), n)
 				ahead, lines = ahead[min(n*64, len(ahead)):], lines-n
 			} else if !walked && i%8 == 7 && p.read.next.Load() == c.seq {
 				ok, walked = p.fill(c, next, nil), true
 			}
+		}
+		if p.raw != nil {
+			// A Walk: nothing to publish.
+			p.finish(b)
+			b.free.Store(true)
+			if !walked {
+				ok = p.fill(c, next, nil)
+			}
+			b = next
+			continue
 		}
 		nt.Fence() // the observations are in memory before the batch is published
 		b.pending.Store(int32(len(p.workers)))
@@ -607,9 +614,24 @@ func (p *pipeline) summarize(w *worker) {
 		b = next
 	}
 	// Observe the rest of the file.
-	for !p.observeReady(w) {
+	for p.raw == nil && !p.observeReady(w) {
 		waitBriefly(func() bool { return p.ready(w) })
 	}
+}
+
+// walk hands record i of b to Walk's function, on worker w.
+func (p *pipeline) walk(w *worker, b *batch, i int) {
+	rec := &b.slots[i].Record
+	if i < b.nskim {
+		rec = &w.scratch.Record
+		// RecordFrom fails only if the file was overwritten while mapped:
+		// the walk reports it.
+		if err := fast.RecordFrom(p.r, p.copyOf(b), b.offs[i], b.first+i, rec); err != nil {
+			p.fail(err)
+			return
+		}
+	}
+	p.raw(w.id, rec)
 }
 
 // freeBuffer returns one of w's batch buffers that every shard has
@@ -683,22 +705,17 @@ func (p *pipeline) finish(b *batch) {
 	}
 }
 
-// render formats the selected frames of b into b.out.
-func (p *pipeline) render(fi *frameInfo, b *batch, frames []packet.Frame) {
+// render has worker w format the frames of b into b.out (Options.Append).
+func (p *pipeline) render(w int, b *batch, frames []packet.Frame) {
+	if p.opts.Append == nil {
+		return
+	}
 	out := b.out[:0]
-	fi.file = b.file
 	for i := range b.slots[:b.n] {
 		s := &b.slots[i]
-		if !s.selected {
-			continue
-		}
-		fi.slot, fi.f = s, &frames[i]
-		fi.warnings = b.warnings[s.wFrom:s.wTo]
-		out = p.cfg.render(out, fi)
+		s.Packet = &frames[i]
+		s.Warnings = b.warnings[s.wFrom:s.wTo]
+		out = p.opts.Append(w, out, &s.Frame)
 	}
 	b.out = out
-}
-
-func (p *pipeline) writeSummary() {
-	p.out.Write(p.conv.appendSummary(nil, p.cfg.format == "json"))
 }

@@ -1,7 +1,6 @@
-package main
+package decode
 
 import (
-	"io"
 	"os"
 	"runtime"
 	"sort"
@@ -11,20 +10,19 @@ import (
 
 	"github.com/rocekit/rocekit/analysis"
 	"github.com/rocekit/rocekit/icrc"
-	"github.com/rocekit/rocekit/internal/benchwalk"
+	"github.com/rocekit/rocekit/internal/obs"
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/pcap"
 )
 
-// How much of decode --summary each part costs. partsRun walks a
-// memory-mapped file the way the --summary pipeline does
-// (internal/benchwalk: one worker per core, a chunk a batch, each copied
-// or read ahead before its turn, records located in turn and read in
-// parallel) and does, for each frame, only the parts up to upTo: nothing
-// more (partSkim), the ICRC alone (partICRC), decoding with the ICRC check
-// (partDecode), and making the observation (partObs). The tracker and the
-// batch hand-over are what BenchmarkDecodeParts' "pipeline" (rocekit
-// decode itself) adds.
+// How much of a SummaryOnly decode each part costs. partsRun walks a
+// file the way a SummaryOnly Decoder does (Walk: one worker per core, a
+// chunk a batch, each copied or read ahead before its turn, records
+// located in turn and read in parallel) and does, for each frame, only
+// the parts up to upTo: nothing more (partSkim), the ICRC alone
+// (partICRC), decoding with the ICRC check (partDecode), and making the
+// observation (partObs). The tracker and the batch hand-over are what
+// BenchmarkDecodeParts' "pipeline" (a SummaryOnly Decoder itself) adds.
 const (
 	partSkim = iota
 	partICRC
@@ -37,9 +35,9 @@ var partsSink atomic.Uint32
 // partsWorker is one worker's state in partsRun, padded so that workers
 // write no cache line in common.
 type partsWorker struct {
-	s slot
+	s Frame
 	f packet.Frame
-	o analysis.Obs
+	o obs.Obs
 	n uint64
 	x uint32
 	_ [64]byte
@@ -47,19 +45,17 @@ type partsWorker struct {
 
 func partsRun(file string, upTo int) {
 	ws := make([]partsWorker, runtime.GOMAXPROCS(0))
-	_, err := benchwalk.Walk(file, len(ws), func(w int, rec *pcap.Record) {
+	_, err := Walk(file, len(ws), func(w int, rec *pcap.Record) {
 		pw := &ws[w]
 		switch {
 		case upTo == partICRC && len(rec.Data) > 18:
 			v, _ := icrc.IPv4(rec.Data[14 : len(rec.Data)-4])
 			pw.x += v
 		case upTo >= partDecode:
-			pw.s.rec = *rec
-			decodeFrame(&pw.s, &pw.f, nil)
-			checkFrame(&pw.s, &pw.f)
+			pw.s.DecodeRecord(rec, &pw.f)
 			if upTo >= partObs {
 				pw.n++
-				pw.o.Set(pw.n, rec.Index, rec.Time, &pw.f, check(pw.s.icrc), check(pw.s.vcrc))
+				observations.Set(&pw.o, pw.n, rec.Index, rec.Time, &pw.f, pw.s.ICRC.check(), pw.s.VCRC.check())
 			}
 		}
 	})
@@ -71,15 +67,15 @@ func partsRun(file string, upTo int) {
 	}
 }
 
-// BenchmarkDecodeParts runs each part of decode --summary on the file
-// bench/decode.sh makes, and rocekit decode --summary itself, in turn (so
+// BenchmarkDecodeParts runs each part of a SummaryOnly decode on the file
+// bench/decode.sh makes, and a SummaryOnly Decoder itself, in turn (so
 // they share the machine's speed of the moment), and reports each one's
 // median time, and whether the file was read through copies (copied 1)
 // or the mapping (0):
 //
-//	go test -run '^$' -bench DecodeParts -benchtime 12x ./cmd/rocekit
+//	go test -run '^$' -bench DecodeParts -benchtime 12x ./decode
 func BenchmarkDecodeParts(b *testing.B) {
-	const file = "../../bench/out/mixed.pcap"
+	const file = "../bench/out/mixed.pcap"
 	if _, err := os.Stat(file); err != nil {
 		b.Skip("no bench/out/mixed.pcap: run bench/decode.sh first")
 	}
@@ -92,7 +88,9 @@ func BenchmarkDecodeParts(b *testing.B) {
 			if m < len(names)-1 {
 				partsRun(file, m)
 			} else {
-				runDecode([]string{"--summary", file}, io.Discard, io.Discard)
+				if err := New(Options{SummaryOnly: true}).File(file); err != nil {
+					b.Fatal(err)
+				}
 			}
 			ts[m] = append(ts[m], float64(time.Since(t))/1e6)
 		}
@@ -101,13 +99,8 @@ func BenchmarkDecodeParts(b *testing.B) {
 		sort.Float64s(ts[m])
 		b.ReportMetric(ts[m][len(ts[m])/2], n+"-ms")
 	}
-	if r, err := pcap.Open(file); err == nil {
-		copied := 0.0
-		if r.CopyIsFaster() {
-			copied = 1
-		}
-		b.ReportMetric(copied, "copied")
-		r.Close()
+	if copied, err := Walk(file, 1, func(int, *pcap.Record) {}); err == nil {
+		b.ReportMetric(map[bool]float64{false: 0, true: 1}[copied], "copied")
 	}
 }
 
@@ -116,22 +109,22 @@ func BenchmarkDecodeParts(b *testing.B) {
 // in order from memory: what one worker's tracker costs without the rest of
 // the pipeline.
 func BenchmarkObserveFile(b *testing.B) {
-	const file = "../../bench/out/mixed.pcap"
+	const file = "../bench/out/mixed.pcap"
 	r, err := pcap.Open(file)
 	if err != nil {
 		b.Skip("no bench/out/mixed.pcap: run bench/decode.sh first")
 	}
-	var obs []analysis.Obs
-	var s slot
+	var observed []obs.Obs
+	var s Frame
 	var f packet.Frame
+	var rec pcap.Record
 	shards := analysis.NewShards(2, analysis.Options{})
-	for i := 0; r.NextInto(&s.rec) == nil; i++ {
-		decodeFrame(&s, &f, nil)
-		checkFrame(&s, &f)
-		var o analysis.Obs
-		o.Set(uint64(i), s.rec.Index, s.rec.Time, &f, check(s.icrc), check(s.vcrc))
-		if shards.OfObs(&o) == 0 {
-			obs = append(obs, o)
+	for i := 0; r.NextInto(&rec) == nil; i++ {
+		s.DecodeRecord(&rec, &f)
+		var o obs.Obs
+		observations.Set(&o, uint64(i), rec.Index, rec.Time, &f, s.ICRC.check(), s.VCRC.check())
+		if observations.Of(shards, &o) == 0 {
+			observed = append(observed, o)
 		}
 	}
 	r.Close()
@@ -139,10 +132,10 @@ func BenchmarkObserveFile(b *testing.B) {
 	var ws []analysis.Warning
 	for i := 0; i < b.N; i++ {
 		sh := analysis.NewShards(2, analysis.Options{})
-		for j := range obs {
-			ws = sh.ObserveObs(0, &obs[j], ws[:0])
+		for j := range observed {
+			ws = observations.Observe(sh, 0, &observed[j], ws[:0])
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(obs)), "ns/frame")
-	b.ReportMetric(float64(len(obs)), "frames")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(observed)), "ns/frame")
+	b.ReportMetric(float64(len(observed)), "frames")
 }

@@ -1,4 +1,4 @@
-package benchwalk
+package decode
 
 import (
 	"bytes"
@@ -91,9 +91,18 @@ func TestWalkDamaged(t *testing.T) {
 	}
 }
 
-// A file that pcap.Open does not map (pcapng) is refused.
-func TestWalkNotMapped(t *testing.T) {
-	path, _ := writeFile(t, pcap.FormatPcapng, 10)
-	_, err := Walk(path, 1, func(int, *pcap.Record) { t.Fatal("a record of an unmapped file") })
-	require.ErrorIs(t, err, ErrNotMapped)
+// A file that pcap.Open does not map (pcapng) is walked from its stream:
+// every record reaches exactly one worker, with its bytes, and never
+// through copies.
+func TestWalkStream(t *testing.T) {
+	path, recs := writeFile(t, pcap.FormatPcapng, 1000)
+	for _, workers := range []int{1, 2, 3} {
+		got, copied, err := walkAll(t, path, workers)
+		require.NoError(t, err)
+		require.False(t, copied)
+		require.Len(t, got, len(recs), "%d workers", workers)
+		for i, d := range recs {
+			require.Equal(t, d, got[i+1], "record %d, %d workers", i+1, workers)
+		}
+	}
 }
