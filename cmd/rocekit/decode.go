@@ -120,7 +120,13 @@ func newDecoder(cfg *decodeConfig, out io.Writer) (*decode.Decoder, *string) {
 	stamp := &stamper{format: cfg.time}
 	// Each line's time depends on the line before: format in order.
 	o.Ordered = stamp.sequential()
-	fis := make([]frameInfo, o.Workers)
+	// Every worker writes its frameInfo for every frame: 128 bytes between
+	// two workers' keep them off each other's cache lines (sharing one made
+	// --format json 6-9% slower on two cores).
+	fis := make([]struct {
+		frameInfo
+		_ [128]byte
+	}, o.Workers)
 	for i := range fis {
 		fis[i].stamp = stamp
 		if cfg.format == "json" {
@@ -131,7 +137,7 @@ func newDecoder(cfg *decodeConfig, out io.Writer) (*decode.Decoder, *string) {
 		if !cfg.selected(f) {
 			return b
 		}
-		fi := &fis[w]
+		fi := &fis[w].frameInfo
 		fi.Frame, fi.f, fi.file = f, f.Packet, *label
 		return cfg.render(b, fi)
 	}
