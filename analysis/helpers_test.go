@@ -2,30 +2,24 @@ package analysis_test
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/rocekit/rocekit/aeth"
 	"github.com/rocekit/rocekit/analysis"
+	"github.com/rocekit/rocekit/internal/oracle"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/pcap"
 	"github.com/stretchr/testify/require"
 )
 
-// capturesDir is ../shared/captures relative to the repository root.
-var capturesDir = filepath.Join("..", "..", "shared", "captures")
-
-// capturePath returns the path of a shared capture, or skips t.
+// capturePath returns the path of a shared capture, or skips t when
+// ../shared/captures is absent.
 func capturePath(t testing.TB, name string) string {
 	t.Helper()
-	p := filepath.Join(capturesDir, name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("capture %s not present (%v): the real-capture tests need ../shared/captures beside the repository", name, err)
-	}
-	return p
+	return filepath.Join(oracle.Captures(t), name)
 }
 
 // runCapture feeds every frame of a capture to a new Tracker and returns it

@@ -3,7 +3,6 @@ package conform_test
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/rocekit/rocekit/aeth"
 	"github.com/rocekit/rocekit/cm"
 	"github.com/rocekit/rocekit/conform"
+	"github.com/rocekit/rocekit/internal/oracle"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/rc"
@@ -22,17 +22,11 @@ import (
 	"github.com/rocekit/rocekit/sim"
 )
 
-// capturesDir is ../shared/captures relative to the repository root.
-var capturesDir = filepath.Join("..", "..", "shared", "captures")
-
-// capturePath returns the path of a shared capture, or skips t.
+// capturePath returns the path of a shared capture, or skips t when
+// ../shared/captures is absent.
 func capturePath(t testing.TB, name string) string {
 	t.Helper()
-	p := filepath.Join(capturesDir, name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("capture %s not present (%v): the real-capture tests need ../shared/captures beside the repository", name, err)
-	}
-	return p
+	return filepath.Join(oracle.Captures(t), name)
 }
 
 // tb is what the helpers need of a *testing.T or *rapid.T.
