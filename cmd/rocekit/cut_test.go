@@ -54,7 +54,7 @@ func checkSummaries(t *testing.T, path string) (int, []string, string) {
 }
 
 // A capture that kept only the headers of each frame (snap lengths 64, 100
-// and 128, as tcpdump -s, ibdump's header modes or a switch mirror session
+// and 128, as tcpdump -s, ibdump's header modes or a switch port mirror
 // cut frames) of the same simulated run as a whole capture gives the same
 // verdicts: no error on any frame, no finding, and the same per-QP summary
 // (packets, bytes, payload bytes, messages, PSNs, warnings) and the same
