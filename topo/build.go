@@ -2,13 +2,15 @@ package topo
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/rocekit/rocekit/sim"
 )
 
-// ValidationError is what Build returns for an invalid graph. Exactly one
+// ValidationError is what Build returns for an invalid graph. At most one
 // of Link and Node is set (the other is -1 or None): the link or node the
-// problem is found at. File readers turn it into an error naming the line
+// problem is found at; neither is set when the graph as a whole is too
+// large. File readers turn it into an error naming the line
 // or JSON key of that link or node.
 type ValidationError struct {
 	Link int    // index of the offending link, or -1
@@ -20,7 +22,10 @@ func (e *ValidationError) Error() string {
 	if e.Link >= 0 {
 		return fmt.Sprintf("link %d: %s", e.Link, e.Msg)
 	}
-	return fmt.Sprintf("node %d: %s", e.Node, e.Msg)
+	if e.Node != None {
+		return fmt.Sprintf("node %d: %s", e.Node, e.Msg)
+	}
+	return e.Msg
 }
 
 // Builder collects nodes and links; Build validates them and computes the
@@ -165,7 +170,14 @@ func (b *Builder) Build() (*Topology, error) {
 			}
 		}
 	}
-	t.route()
+	if pairs := int64(len(t.hosts)) * int64(len(t.switches)); pairs > MaxRoutePairs {
+		return nil, &ValidationError{Link: -1, Node: None, Msg: fmt.Sprintf(
+			"%d hosts x %d switches = %d routing entries, more than %d",
+			len(t.hosts), len(t.switches), pairs, MaxRoutePairs)}
+	}
+	if err := t.route(); err != nil {
+		return nil, err
+	}
 	return t, nil
 }
 
@@ -198,7 +210,7 @@ func (t *Topology) bfs(src NodeID, dist []int32, queue []NodeID) []int32 {
 
 // route fills the next-hop tables: a BFS from each destination host, then
 // for each switch every port whose peer is one hop closer.
-func (t *Topology) route() {
+func (t *Topology) route() error {
 	S, H := len(t.switches), len(t.hosts)
 	t.hopOff = make([]uint32, S*H+1)
 	dist := make([]int32, len(t.nodes))
@@ -215,10 +227,19 @@ func (t *Topology) route() {
 				}
 			}
 		}
+		if uint64(len(pool)) > math.MaxUint32 {
+			return &ValidationError{Link: -1, Node: None, Msg: "more than 2^32 next-hop entries"}
+		}
 	}
 	t.hopOff[S*H] = uint32(len(pool))
 	t.hopPool = pool[:len(pool):len(pool)]
+	return nil
 }
+
+// MaxRoutePairs bounds hosts x switches, the number of next-hop sets Build
+// computes (4 bytes each before the entries): 2^26, 256 MiB of offsets. A
+// k=32 fat-tree (8,192 hosts, 1,280 switches) fits; k=64 does not.
+const MaxRoutePairs = 1 << 26
 
 // NextHops returns the egress ports of node at that lie on a shortest path
 // (by hop count) to host dst: for a switch, every equal-cost next hop in

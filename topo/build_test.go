@@ -88,3 +88,8 @@ func TestPortsDeterministic(t *testing.T) {
 }
 
 func simTime(ps int64) sim.Time { return sim.Time(ps) }
+
+func TestBuildTooLarge(t *testing.T) {
+	_, err := FatTree(64, 0, LinkParams{})
+	assert.EqualError(t, err, "65536 hosts x 5120 switches = 335544320 routing entries, more than 67108864")
+}

@@ -1,8 +1,6 @@
 package topo
 
 import (
-	"testing"
-
 	"github.com/stretchr/testify/require"
 )
 
@@ -44,7 +42,7 @@ func refDist(t *Topology, adj [][]NodeID, dst NodeID) []int {
 // checkDst asserts, for destination host dst, that every switch's next-hop
 // set is exactly the set of neighbours one hop closer, and that from every
 // host every choice of next hop reaches dst in exactly dist steps.
-func checkDst(tb testing.TB, t *Topology, adj [][]NodeID, dst NodeID) {
+func checkDst(tb require.TestingT, t *Topology, adj [][]NodeID, dst NodeID) {
 	d := refDist(t, adj, dst)
 	for _, s := range t.Switches() {
 		var want []NodeID
@@ -81,7 +79,7 @@ func checkDst(tb testing.TB, t *Topology, adj [][]NodeID, dst NodeID) {
 	}
 }
 
-func checkAllPairs(tb testing.TB, t *Topology) {
+func checkAllPairs(tb require.TestingT, t *Topology) {
 	adj := adjacency(t)
 	for _, dst := range t.Hosts() {
 		checkDst(tb, t, adj, dst)
