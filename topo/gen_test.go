@@ -213,29 +213,42 @@ func TestDragonflyValiantVisitsIntermediate(t *testing.T) {
 	assert.Error(t, err)
 }
 
+// Larger instances, sampled: any sequence of next-hop choices from a random
+// source host reaches a random destination, every step one hop closer.
 func TestRoutingProperty(t *testing.T) {
-	tp, err := FatTree(16, 0, LinkParams{})
-	require.NoError(t, err)
-	adj := adjacency(tp)
-	hosts := tp.Hosts()
-	rapid.Check(t, func(rt *rapid.T) {
-		dst := hosts[rapid.IntRange(0, len(hosts)-1).Draw(rt, "dst")]
-		d := refDist(tp, adj, dst)
-		src := hosts[rapid.IntRange(0, len(hosts)-1).Draw(rt, "src")]
-		at := src
-		for at != dst {
-			hops := tp.NextHops(at, dst)
-			if len(hops) == 0 {
-				rt.Fatalf("no next hop at %s", tp.Node(at).Name)
-			}
-			p := hops[rapid.IntRange(0, len(hops)-1).Draw(rt, "choice")]
-			nx := tp.Neighbor(at, p)
-			if d[nx] != d[at]-1 {
-				rt.Fatalf("step %s->%s does not approach %s", tp.Node(at).Name, tp.Node(nx).Name, tp.Node(dst).Name)
-			}
-			at = nx
-		}
-	})
+	for _, spec := range []string{"fat-tree:k=16", "dragonfly:a=8,p=4,h=4", "leaf-spine:leaves=16,spines=8,hosts=32"} {
+		tp, err := Parse(spec, LinkParams{})
+		require.NoError(t, err)
+		adj := adjacency(tp)
+		hosts := tp.Hosts()
+		d, isDF := tp.Dragonfly()
+		t.Run(spec, func(t *testing.T) {
+			rapid.Check(t, func(rt *rapid.T) {
+				dst := hosts[rapid.IntRange(0, len(hosts)-1).Draw(rt, "dst")]
+				dist := refDist(tp, adj, dst)
+				src := hosts[rapid.IntRange(0, len(hosts)-1).Draw(rt, "src")]
+				at := src
+				for at != dst {
+					hops := tp.NextHops(at, dst)
+					if len(hops) == 0 {
+						rt.Fatalf("no next hop at %s", tp.Node(at).Name)
+					}
+					p := hops[rapid.IntRange(0, len(hops)-1).Draw(rt, "choice")]
+					nx := tp.Neighbor(at, p)
+					if dist[nx] != dist[at]-1 {
+						rt.Fatalf("step %s->%s does not approach %s", tp.Node(at).Name, tp.Node(nx).Name, tp.Node(dst).Name)
+					}
+					at = nx
+				}
+				if isDF {
+					path, err := d.MinimalPath(src, dst)
+					if err != nil || len(path)-1 > 3 {
+						rt.Fatalf("minimal path %v %v", path, err)
+					}
+				}
+			})
+		})
+	}
 }
 
 func TestRoutingMemoryK16(t *testing.T) {

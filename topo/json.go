@@ -12,16 +12,6 @@ import (
 	"github.com/rocekit/rocekit/sim"
 )
 
-// JSON form of a topology, written by WriteJSON and read by ReadJSON:
-//
-//	{
-//	  "nodes": [{"name": "h0", "kind": "host"}, {"name": "s0", "kind": "switch"}],
-//	  "links": [{"a": "h0", "b": "s0", "rate_bps": 100000000000, "delay_ps": 1000000}]
-//	}
-//
-// Node ids are positions in "nodes"; links name their ends by node name.
-// "nodes", "links", and in each node "name" and "kind", in each link "a",
-// "b" and "rate_bps" are required; "delay_ps" and "error_rate" default to 0.
 type jsonNode struct {
 	Name string `json:"name"`
 	Kind string `json:"kind"`
@@ -40,7 +30,19 @@ type jsonTopo struct {
 	Links []jsonLink `json:"links"`
 }
 
-// WriteJSON writes t in rocekit's JSON form (indented, one trailing newline).
+// WriteJSON writes t in rocekit's JSON form (indented, one trailing
+// newline), which ReadJSON reads:
+//
+//	{
+//	  "nodes": [{"name": "h0", "kind": "host"}, {"name": "s0", "kind": "switch"}],
+//	  "links": [{"a": "h0", "b": "s0", "rate_bps": 100000000000, "delay_ps": 1000000}]
+//	}
+//
+// Node ids are positions in "nodes"; links name their ends by node name.
+// "nodes", "links", and in each node "name" and "kind", in each link "a",
+// "b" and "rate_bps" are required; "delay_ps" and "error_rate" default to 0.
+// Kinds are "host" and "switch"; rate_bps is bits per second, delay_ps
+// picoseconds; error_rate is written only when not zero.
 func WriteJSON(w io.Writer, t *Topology) error {
 	j := jsonTopo{Nodes: make([]jsonNode, len(t.nodes)), Links: make([]jsonLink, len(t.links))}
 	for i, n := range t.nodes {
