@@ -163,9 +163,9 @@ func (d DragonflyLayout) routerPath(path []NodeID, rs, rd NodeID) []NodeID {
 // to an intermediate group chosen from seed (uniformly among the groups
 // other than the source's and the destination's, by a SplitMix64 step of
 // seed), arriving at the router with the global link from the source
-// group, then minimal to dst's router. With only two groups involved
-// (G = 2, or src and dst in one group and G = 2) it is the minimal path.
-// At most 5 router-to-router hops.
+// group, then minimal to dst's router. When there is no third group (G = 2
+// and src and dst in different groups) it is the minimal path. At most 5
+// router-to-router hops.
 func (d DragonflyLayout) ValiantPath(src, dst NodeID, seed uint64) ([]NodeID, error) {
 	if !d.isHost(src) || !d.isHost(dst) {
 		return nil, fmt.Errorf("topo: dragonfly path: %d or %d is not a host", src, dst)
