@@ -20,20 +20,31 @@ func (d DragonflyLayout) Host(g, r, x int) NodeID { return NodeID((g*d.A+r)*d.P 
 // Router returns the id of router r of group g.
 func (d DragonflyLayout) Router(g, r int) NodeID { return NodeID(d.G*d.A*d.P + g*d.A + r) }
 
-// RouterOf returns the group and router index of a router id.
+// RouterOf returns the group and router index of a router id, or -1, -1
+// if id is not a router.
 func (d DragonflyLayout) RouterOf(id NodeID) (g, r int) {
 	i := int(id) - d.G*d.A*d.P
+	if d.A <= 0 || i < 0 || i >= d.G*d.A {
+		return -1, -1
+	}
 	return i / d.A, i % d.A
 }
 
-// HostRouter returns the router id a host is attached to.
+// HostRouter returns the router id a host is attached to, or None if host
+// is not a host.
 func (d DragonflyLayout) HostRouter(host NodeID) NodeID {
+	if !d.isHost(host) {
+		return None
+	}
 	return NodeID(d.G*d.A*d.P + int(host)/d.P)
 }
 
 // GlobalRouter returns the index (in group from) of the router holding the
-// global link to group to (from != to).
+// global link to group to (from != to), or -1 if the layout is empty.
 func (d DragonflyLayout) GlobalRouter(from, to int) int {
+	if d.G <= 0 || d.H <= 0 {
+		return -1
+	}
 	q := ((to-from-1)%d.G + d.G) % d.G
 	return q / d.H
 }

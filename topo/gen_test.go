@@ -211,6 +211,17 @@ func TestDragonflyValiantVisitsIntermediate(t *testing.T) {
 	assert.Len(t, seen, 9-2, "every other group is used as intermediate")
 	_, err = d.ValiantPath(d.Router(0, 0), dst, 1)
 	assert.Error(t, err)
+	g, r := d.RouterOf(d.Router(8, 3))
+	assert.Equal(t, []int{8, 3}, []int{g, r})
+	g, r = d.RouterOf(src)
+	assert.Equal(t, []int{-1, -1}, []int{g, r})
+	assert.Equal(t, None, d.HostRouter(d.Router(0, 0)))
+	var zero DragonflyLayout
+	_, err = zero.MinimalPath(0, 0)
+	assert.Error(t, err)
+	g, _ = zero.RouterOf(0)
+	assert.Equal(t, -1, g)
+	assert.Equal(t, -1, zero.GlobalRouter(0, 1))
 }
 
 // Larger instances, sampled: any sequence of next-hop choices from a random
