@@ -184,6 +184,12 @@ func (b *Builder) Build() (*Topology, error) {
 // bfs returns hop distances from src over every node (hosts included as
 // ends, never as transit unless transit is nil). Unreached nodes are -1.
 func (t *Topology) bfs(src NodeID, dist []int32, queue []NodeID) []int32 {
+	return t.bfsAvoiding(src, dist, queue, nil)
+}
+
+// bfsAvoiding is bfs over the links whose down entry is false (down may be
+// nil: every link).
+func (t *Topology) bfsAvoiding(src NodeID, dist []int32, queue []NodeID, down []bool) []int32 {
 	n := len(t.nodes)
 	if dist == nil {
 		dist = make([]int32, n)
@@ -199,6 +205,9 @@ func (t *Topology) bfs(src NodeID, dist []int32, queue []NodeID) []int32 {
 			continue // hosts do not forward
 		}
 		for _, pi := range t.ports[t.portStart[u]:t.portStart[u+1]] {
+			if down != nil && down[pi.Link] {
+				continue
+			}
 			if dist[pi.Peer] < 0 {
 				dist[pi.Peer] = dist[u] + 1
 				queue = append(queue, pi.Peer)
@@ -211,29 +220,83 @@ func (t *Topology) bfs(src NodeID, dist []int32, queue []NodeID) []int32 {
 // route fills the next-hop tables: a BFS from each destination host, then
 // for each switch every port whose peer is one hop closer.
 func (t *Topology) route() error {
+	r, err := t.routes(nil)
+	if err != nil {
+		return err
+	}
+	t.hopOff, t.hopPool = r.hopOff, r.hopPool
+	return nil
+}
+
+func (t *Topology) routes(down []bool) (*Routes, error) {
 	S, H := len(t.switches), len(t.hosts)
-	t.hopOff = make([]uint32, S*H+1)
+	r := &Routes{t: t, hopOff: make([]uint32, S*H+1)}
 	dist := make([]int32, len(t.nodes))
 	var queue []NodeID
 	pool := make([]Port, 0, S*H)
 	for hi, h := range t.hosts {
-		dist = t.bfs(h, dist, queue)
+		dist = t.bfsAvoiding(h, dist, queue, down)
 		for si, s := range t.switches {
-			t.hopOff[hi*S+si] = uint32(len(pool))
+			r.hopOff[hi*S+si] = uint32(len(pool))
 			d := dist[s]
+			if d < 0 {
+				continue // cut off from h: no next hop
+			}
 			for p, pi := range t.ports[t.portStart[s]:t.portStart[s+1]] {
+				if down != nil && down[pi.Link] {
+					continue
+				}
 				if dist[pi.Peer] == d-1 && (pi.Peer == h || t.nodes[pi.Peer].Kind == Switch) {
 					pool = append(pool, Port(p))
 				}
 			}
 		}
 		if uint64(len(pool)) > math.MaxUint32 {
-			return &ValidationError{Link: -1, Node: None, Msg: "more than 2^32 next-hop entries"}
+			return nil, &ValidationError{Link: -1, Node: None, Msg: "more than 2^32 next-hop entries"}
 		}
 	}
-	t.hopOff[S*H] = uint32(len(pool))
-	t.hopPool = pool[:len(pool):len(pool)]
-	return nil
+	r.hopOff[S*H] = uint32(len(pool))
+	r.hopPool = pool[:len(pool):len(pool)]
+	return r, nil
+}
+
+// Routes are shortest-path next-hop tables over part of a topology's
+// links: what the routing protocol converges to after links fail. The
+// Topology's own tables (NextHops) use every link.
+type Routes struct {
+	t       *Topology
+	hopOff  []uint32
+	hopPool []Port
+}
+
+// Avoiding computes the shortest-path equal-cost next hops over the links
+// whose entry in down is false (down is indexed like Links(); nil or short
+// means every link is up). A switch cut off from a host has no next hop for
+// it; a host cut off from the fabric is not an error, its destinations are
+// simply unreachable.
+func (t *Topology) Avoiding(down []bool) (*Routes, error) {
+	if len(down) < len(t.links) {
+		d := make([]bool, len(t.links))
+		copy(d, down)
+		down = d
+	}
+	return t.routes(down)
+}
+
+// NextHops is Topology.NextHops over these routes: the egress ports of
+// node at on a shortest path to host dst over the links that are up, nil
+// if there is none. It does not allocate; do not modify the slice.
+func (r *Routes) NextHops(at, dst NodeID) []Port {
+	t := r.t
+	hi := t.HostIndex(dst)
+	if hi < 0 || at == dst || at < 0 || int(at) >= len(t.nodes) {
+		return nil
+	}
+	if t.nodes[at].Kind == Host {
+		return hostPort[:]
+	}
+	i := hi*len(t.switches) + int(t.index[at])
+	return r.hopPool[r.hopOff[i]:r.hopOff[i+1]:r.hopOff[i+1]]
 }
 
 // MaxRoutePairs bounds hosts x switches, the number of next-hop sets Build
