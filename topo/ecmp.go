@@ -30,6 +30,20 @@ func FlowHash(seed uint32, ft FiveTuple) uint32 {
 	return murmur3(key[:], seed)
 }
 
+// FlowHashV4 is FlowHash of an IPv4 5-tuple given as bytes, as a switch
+// reads it from a frame: the same value, without building netip.Addrs.
+func FlowHashV4(seed uint32, src, dst [4]byte, proto uint8, srcPort, dstPort uint16) uint32 {
+	var key [37]byte
+	key[10], key[11] = 0xff, 0xff
+	copy(key[12:16], src[:])
+	key[26], key[27] = 0xff, 0xff
+	copy(key[28:32], dst[:])
+	binary.BigEndian.PutUint16(key[32:], srcPort)
+	binary.BigEndian.PutUint16(key[34:], dstPort)
+	key[36] = proto
+	return murmur3(key[:], seed)
+}
+
 // SwitchSeed returns the ECMP hash seed of a switch: the MurmurHash3
 // finaliser of its id plus one, so that neighbouring switches hash the same
 // flow differently (a single shared seed would polarise ECMP: every tier

@@ -70,3 +70,15 @@ func TestECMPSpread(t *testing.T) {
 		assert.InDelta(t, flows/16, n, flows/16*0.20, "core %s", tp.Node(c).Name)
 	}
 }
+
+// FlowHashV4 is FlowHash of the same IPv4 5-tuple.
+func TestFlowHashV4(t *testing.T) {
+	for i := 0; i < 1000; i++ {
+		x := uint32(i) * 2654435761
+		src := [4]byte{10, 0, byte(x >> 8), byte(x)}
+		dst := [4]byte{192, 168, byte(x >> 16), byte(x >> 24)}
+		sport, dport := uint16(0xC000|x&0x3FFF), uint16(4791)
+		ft := FiveTuple{Src: netip.AddrFrom4(src), Dst: netip.AddrFrom4(dst), Proto: 17, SrcPort: sport, DstPort: dport}
+		require.Equal(t, FlowHash(uint32(i), ft), FlowHashV4(uint32(i), src, dst, 17, sport, dport))
+	}
+}
