@@ -176,7 +176,7 @@ func (s *Spec) set(k, v string) error {
 		s.HasSeed = true
 	case "load":
 		s.Load, err = strconv.ParseFloat(v, 64)
-		if err != nil || !(s.Load > 0 && s.Load <= 1) {
+		if err != nil || strings.Trim(v, "0123456789.eE+-") != "" || !(s.Load > 0 && s.Load <= 1) {
 			err = fmt.Errorf("%q is not a number in (0, 1]", v)
 		}
 	case "cdf":

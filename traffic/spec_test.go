@@ -84,6 +84,7 @@ func TestParseErrors(t *testing.T) {
 		{"poisson:load=0,cdf=websearch,duration=1ms", `load: "0" is not a number in (0, 1]`},
 		{"poisson:load=1.01,cdf=websearch,duration=1ms", `load: "1.01" is not a number in (0, 1]`},
 		{"poisson:load=NaN,cdf=websearch,duration=1ms", `load: "NaN" is not a number`},
+		{"poisson:load=0x1p-2,cdf=websearch,duration=1ms", `load: "0x1p-2" is not a number in (0, 1]`},
 		{"poisson:load=0.3,cdf=,duration=1ms", `cdf: empty`},
 		{"poisson:load=0.3,cdf=websearch,duration=0s", `duration: duration must be positive`},
 		{"poisson:load=0.3,cdf=websearch,duration=1ms,size=1", `unknown key "size" for poisson (want load, cdf, duration, seed)`},
