@@ -694,9 +694,6 @@ func (p *Port) arrive(now Time, f *Frame) {
 		}
 		f.in = p
 		s.used += size
-		if s.used > s.peakUsed {
-			s.peakUsed = s.used
-		}
 		p.inTotal += size
 		prio := f.prio
 		p.inBytes[prio] += size
@@ -706,6 +703,9 @@ func (p *Port) arrive(now Time, f *Frame) {
 		}
 	}
 	s.ports[out].enqueue(now, f)
+	if s.used > s.peakUsed { // what the frame took, unless it was dropped
+		s.peakUsed = s.used
+	}
 }
 
 // Host is an end node: one port, and an Endpoint that receives the frames
