@@ -38,6 +38,18 @@ func (s *Switch) SetBuffer(cfg BufferConfig) {
 	}
 	s.buf = cfg
 	s.account = s.pfc.XOff > 0 || s.buf.Bytes > 0
+	for _, p := range s.ports {
+		p.shared = cfg.Bytes > 0
+	}
+}
+
+// overThreshold reports whether a frame of size bytes of priority prio,
+// which would take its queue on switch port p to q bytes, is over the
+// dynamic threshold: a lossy frame, and q > Alpha x (Bytes - U), where U,
+// the bytes in the switch before the frame came, excludes the frame.
+func (p *Port) overThreshold(prio uint8, q, size int) bool {
+	s := p.sw
+	return !s.lossless(prio) && float64(q) > s.buf.Alpha*float64(s.buf.Bytes-(s.used-size))
 }
 
 // Buffer returns the switch's shared buffer configuration.

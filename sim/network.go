@@ -318,6 +318,7 @@ type Port struct {
 	sw       *Switch   // owner, if a switch port
 	dir      Direction // direction of the frames this port sends
 	busy     bool
+	shared   bool  // a switch port with a shared buffer (BufferConfig)
 	nonEmpty uint8 // bit i set while qs[i] holds a frame
 	paused   uint8 // priorities the peer has asked to stop (PFC)
 	redOn    uint8 // priorities with ECN marking
@@ -325,10 +326,12 @@ type Port struct {
 	peak     int   // largest qb seen
 	cfg      PortConfig
 
-	// Time-weighted queue bytes: the integral of qb over time since
-	// created, in byte-picoseconds, as a 128-bit number (qiHi, qiLo), up
-	// to qAt.
-	qAt        Time
+	// Time-weighted queue bytes: the integral of qb over time is the sum,
+	// over the frames that waited, of size x (time out - time in), and
+	// for those still waiting size x (now - time in). (qiHi, qiLo) is
+	// that sum less qb x now, a 128-bit two's complement number in
+	// byte-picoseconds: a frame joining subtracts size x its time, one
+	// leaving adds size x its time.
 	qiHi, qiLo uint64
 
 	qbp [NumPriorities]int
@@ -362,7 +365,7 @@ func (n *Network) newPort(name string, cfg PortConfig) *Port {
 	if cfg.QueueLimit < 0 || cfg.ECNThreshold < 0 {
 		panic("sim: negative QueueLimit or ECNThreshold")
 	}
-	p := &Port{net: n, name: name, created: n.eng.now, qAt: n.eng.now}
+	p := &Port{net: n, name: name, created: n.eng.now}
 	p.cfg.QueueLimit = cfg.QueueLimit
 	p.SetECNThreshold(cfg.ECNThreshold)
 	p.seed(n.seed)
@@ -439,18 +442,20 @@ func (p *Port) PeakQueuedBytes() int { return p.peak }
 // Busy reports whether the port is serialising a frame.
 func (p *Port) Busy() bool { return p.busy }
 
-// queueChange adds the queue bytes held since the last change to the
-// time-weighted integral.
-func (p *Port) queueChange(now Time) {
-	if dt := now - p.qAt; dt > 0 {
-		if p.qb > 0 {
-			hi, lo := bits.Mul64(uint64(p.qb), uint64(dt))
-			var c uint64
-			p.qiLo, c = bits.Add64(p.qiLo, lo, 0)
-			p.qiHi += hi + c
-		}
-		p.qAt = now
-	}
+// queueIn and queueOut account for size bytes joining and leaving the
+// queues at now in the time-weighted integral.
+func (p *Port) queueIn(now Time, size int) {
+	hi, lo := bits.Mul64(uint64(size), uint64(now))
+	var b uint64
+	p.qiLo, b = bits.Sub64(p.qiLo, lo, 0)
+	p.qiHi -= hi + b
+}
+
+func (p *Port) queueOut(now Time, size int) {
+	hi, lo := bits.Mul64(uint64(size), uint64(now))
+	var c uint64
+	p.qiLo, c = bits.Add64(p.qiLo, lo, 0)
+	p.qiHi += hi + c
 }
 
 // enqueue gives frame f to the port to send; the port owns it from now on.
@@ -462,7 +467,7 @@ func (p *Port) enqueue(now Time, f *Frame) bool {
 		p.net.drop(now, nil, 0, DropUnconnected, f)
 		return false
 	}
-	prio := f.prio
+	prio := f.prio & (NumPriorities - 1) // always f.prio; lets the compiler drop bounds checks
 	if !p.busy && p.paused&(1<<prio) == 0 {
 		p.startTx(now, f)
 		return true
@@ -473,27 +478,25 @@ func (p *Port) enqueue(now Time, f *Frame) bool {
 		p.net.drop(now, l, p.dir, DropQueue, f)
 		return false
 	}
-	if s := p.sw; s != nil && s.buf.Bytes > 0 && !s.lossless(prio) && float64(q+size) > s.buf.Alpha*float64(s.buf.Bytes-(s.used-size)) {
+	if p.shared && p.overThreshold(prio, q+size, size) {
 		p.net.drop(now, l, p.dir, DropQueue, f)
 		return false
 	}
-	if p.redOn&(1<<prio) != 0 && p.mark(prio, q) {
-		if mark := p.net.MarkCE; mark != nil && mark(f.Data) {
-			l.dir[p.dir].c.ECNMarked++
-		}
+	if p.redOn&(1<<prio) != 0 && q > p.red[prio].KMin {
+		p.ecn(prio, q, f)
 	}
-	r := &p.qs[prio]
-	if r.Cap() == 0 {
-		r.Init(make([]*Frame, firstQueue))
-	}
-	r.Push(f)
-	p.nonEmpty |= 1 << prio
-	p.queueChange(now)
+	p.queueIn(now, size)
 	p.qbp[prio] = q + size
 	p.qb += size
 	if p.qb > p.peak {
 		p.peak = p.qb
 	}
+	p.nonEmpty |= 1 << prio
+	r := &p.qs[prio]
+	if r.Cap() == 0 {
+		r.Init(make([]*Frame, firstQueue))
+	}
+	r.Push(f) // last: few values live across the call
 	return true
 }
 
@@ -557,14 +560,14 @@ func (p *Port) startNext(now Time) {
 	if ready == 0 {
 		return
 	}
-	prio := bits.Len8(ready) - 1
+	prio := (bits.Len32(uint32(ready)) - 1) & (NumPriorities - 1)
 	r := &p.qs[prio]
 	next := r.Pop()
 	if r.Len() == 0 {
 		p.nonEmpty &^= 1 << prio
 	}
-	p.queueChange(now)
 	size := len(next.Data)
+	p.queueOut(now, size)
 	p.qbp[prio] -= size
 	p.qb -= size
 	p.startTx(now, next)

@@ -67,14 +67,24 @@ func (p *Port) setRED(prio int, r RED) {
 	}
 }
 
+// ecn marks frame f, joining priority prio's queue, which holds q > KMin
+// bytes, if RED decides to. It is kept out of line: the common case, below
+// KMin, then costs enqueue no saved registers.
+//
+//go:noinline
+func (p *Port) ecn(prio uint8, q int, f *Frame) {
+	if p.mark(prio, q) {
+		if mark := p.net.MarkCE; mark != nil && mark(f.Data) {
+			p.link.dir[p.dir].c.ECNMarked++
+		}
+	}
+}
+
 // mark decides whether a frame joining priority prio's queue, which holds
-// q bytes, is marked.
+// q > KMin bytes, is marked.
 func (p *Port) mark(prio uint8, q int) bool {
-	r := &p.red[prio]
-	switch {
-	case q <= r.KMin:
-		return false
-	case q > r.KMax:
+	r := &p.red[prio&(NumPriorities-1)]
+	if q > r.KMax {
 		return true
 	}
 	u := float64(p.pcg.Uint64()>>11) * 0x1p-53

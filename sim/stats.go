@@ -60,13 +60,11 @@ func (p *Port) Stats() PortStats {
 		st.PausedTime += st.PausedTimePrio[i]
 	}
 	if st.Elapsed > 0 {
-		hi, lo := p.qiHi, p.qiLo
-		if dt := now - p.qAt; dt > 0 && p.qb > 0 { // the bytes held since the last change
-			h, l := bits.Mul64(uint64(p.qb), uint64(dt))
-			var c uint64
-			lo, c = bits.Add64(lo, l, 0)
-			hi += h + c
-		}
+		// The frames still waiting count up to now; the integral is not
+		// negative, so the 128-bit sum reads as unsigned.
+		h, l := bits.Mul64(uint64(p.qb), uint64(now))
+		lo, c := bits.Add64(p.qiLo, l, 0)
+		hi := p.qiHi + h + c
 		st.MeanQueueBytes = (float64(hi)*0x1p64 + float64(lo)) / float64(st.Elapsed)
 	}
 	return st
