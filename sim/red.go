@@ -39,6 +39,8 @@ func (r RED) Validate() error {
 // come from one PCG stream per port, seeded from the scenario seed and the
 // port's name, and are made only for a q between KMin and KMax: the same
 // seed gives the same marks, and adding a port does not change another's.
+// SetECNThreshold, called later, replaces it; Config's ECNThreshold is not
+// changed by it.
 func (p *Port) SetRED(prio int, r RED) {
 	if prio < 0 || prio >= NumPriorities {
 		panic(fmt.Sprintf("sim: SetRED: priority %d outside 0-7", prio))
