@@ -129,40 +129,58 @@ func TestREDMarkingCurve(t *testing.T) {
 }
 
 // The draws come from the port's own stream, and only between KMin and
-// KMax: the same seed gives the same marks, a queue held outside the range
-// takes no draws (its marks do not shift the later ones), and another seed
-// gives other marks.
+// KMax: the marks of priority 0 (q from 0 to 400 KB, between its KMin and
+// KMax from 3000 bytes) are the same whether or not frames of priority 1,
+// whose queue stays at or below its KMin, and of priority 2, whose queue
+// is above its KMax (always marked), are sent in between; another port's
+// draws do not change them either; another seed does.
 func TestREDDrawsOnlyBetweenThresholds(t *testing.T) {
-	marks := func(seed uint64, lowFirst bool) []int {
+	marks := func(seed uint64, between, other bool) (got []uint32, always int) {
 		eng := sim.NewEngine(0)
 		net := sim.NewNetwork(eng, seed)
+		net.Classify = classify
+		if other { // another marking port, created first, sending too
+			x := net.NewHost("x", nil)
+			net.Connect(x.Port(), net.NewHost("y", nil).Port(), sim.LinkConfig{Bandwidth: 1e9})
+			x.Port().SetRED(0, sim.RED{KMin: 0, KMax: 500000, PMax: 1})
+			for i := 0; i < 100; i++ {
+				x.Send(0, prioFrame(1<<20, 0, 1000))
+			}
+		}
 		a := net.NewHost("a", nil)
 		b := net.NewHost("b", nil)
 		net.Connect(a.Port(), b.Port(), sim.LinkConfig{Bandwidth: 1e9})
 		a.Port().SetRED(0, sim.RED{KMin: 2000, KMax: 500000, PMax: 0.5})
-		var got []int
+		a.Port().SetRED(1, sim.RED{KMin: 1 << 20, KMax: 2 << 20, PMax: 1})
+		a.Port().SetRED(2, sim.RED{KMin: 500, KMax: 500, PMax: 1})
 		net.MarkCE = func(frame []byte) bool {
-			got = append(got, int(binary.BigEndian.Uint32(frame)))
+			switch v := binary.BigEndian.Uint32(frame); {
+			case frame[prioAt] == 2:
+				always++
+			case v < 1<<20:
+				got = append(got, v)
+			}
 			return true
 		}
-		a.Send(0, numbered(0, 1000)) // on the wire; the rest wait for seconds
-		n := 2
-		if lowFirst {
-			n = 0
-		}
+		a.Send(0, prioFrame(0, 0, 1000)) // on the wire; the rest wait for seconds
 		for i := 0; i < 402; i++ {
-			a.Send(0, numbered(uint32(n+i), 1000))
+			a.Send(0, prioFrame(uint32(1+i), 0, 1000))
+			if between {
+				a.Send(0, prioFrame(uint32(1000+i), 1, 1000))
+				a.Send(0, prioFrame(uint32(2000+i), 2, 1000))
+			}
 		}
-		return got
+		return got, always
 	}
-	base := marks(3, false) // frames 2.. see q = 1000, 2000 (no draw), then 3000, ...
-	low := marks(3, true)   // frames 0.. : the same queue levels, numbered two lower
+	base, _ := marks(3, false, false)
 	require.NotEmpty(t, base)
-	require.Equal(t, len(base), len(low))
-	for i := range base {
-		assert.Equal(t, base[i], low[i]+2)
-	}
-	assert.NotEqual(t, base, marks(4, false))
+	with, always := marks(3, true, false)
+	assert.Equal(t, base, with, "no draws outside (KMin, KMax]")
+	assert.Equal(t, 402-1, always, "priority 2 marked from its second frame, q = 1000 > 500")
+	other, _ := marks(3, false, true)
+	assert.Equal(t, base, other, "another port's draws change nothing")
+	reseeded, _ := marks(4, false, false)
+	assert.NotEqual(t, base, reseeded)
 }
 
 // PortConfig.ECNThreshold and SetECNThreshold keep their meaning: a step
