@@ -86,12 +86,12 @@ type Network struct {
 	// every switch. Nil puts every frame in priority 0. A result above 7
 	// is a bug in the hook and panics.
 	Classify func(frame []byte) uint8
-	// MarkCE is called for a frame that joins an output queue its port's
-	// ECN marking (Port.SetRED, Port.SetECNThreshold) decides to mark. It
-	// should set the frame's ECN field to
-	// CE (the RoCE layer knows where the IPv4 TOS byte is) and report
-	// whether it did; a frame that is not ECN-capable is left alone and
-	// reported false. Nil marks nothing.
+	// MarkCE is called for a frame joining an output queue when the
+	// port's ECN marking (Port.SetRED, Port.SetECNThreshold) decides to
+	// mark it. It should set the frame's ECN field to CE (the RoCE layer
+	// knows where the IPv4 TOS byte is) and report whether it did; a frame
+	// that is not ECN-capable is left alone and reported false. Nil marks
+	// nothing.
 	MarkCE func(frame []byte) bool
 	// Tap is called for every frame put on the wire, when its first bit
 	// leaves the sending port, with the link's ID and the direction — before
@@ -292,8 +292,8 @@ type PortConfig struct {
 	// QueueLimit is the most bytes that may wait in each priority's output
 	// queue (not counting the frame being serialised); a frame that would
 	// take its queue past it is dropped (drop-tail). 0 means unlimited. A
-	// frame that finds the port idle (or sending nothing it may not
-	// interrupt) starts at once and is never dropped by a queue limit.
+	// frame that can start at once (the port idle, its priority not
+	// paused) is never dropped by a queue limit.
 	QueueLimit int
 	// ECNThreshold is K: a frame that joins a queue already holding more
 	// than K bytes is passed to Network.MarkCE. It is RED{KMin: K, KMax: K,
@@ -329,7 +329,7 @@ type Port struct {
 	// Time-weighted queue bytes: the integral of qb over time is the sum,
 	// over the frames that waited, of size x (time out - time in), and
 	// for those still waiting size x (now - time in). (qiHi, qiLo) is
-	// that sum less qb x now, a 128-bit two's complement number in
+	// that integral less qb x now, a 128-bit two's complement number in
 	// byte-picoseconds: a frame joining subtracts size x its time, one
 	// leaving adds size x its time.
 	qiHi, qiLo uint64
