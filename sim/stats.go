@@ -18,14 +18,14 @@ type PortStats struct {
 	QueueDrops, BufferDrops          uint64
 	LossDrops, BurstDrops, DeadDrops uint64
 	NoRouteDrops, UnconnectedDrops   uint64
-	ECNMarked                        uint64 // frames for which MarkCE reported a mark
-	PauseSent, ResumeSent            uint64 // PFC frames this (switch) port sent its peer
-	PauseReceived, ResumeReceived    uint64 // PFC frames the peer sent this port
-	PausedTime                       Time   // summed over the priorities
-	PausedTimePrio                   [NumPriorities]Time
-	MaxQueueBytes                    int     // largest QueuedBytes seen
-	MeanQueueBytes                   float64 // QueuedBytes averaged over time
-	Elapsed                          Time    // time since the port was created
+	ECNMarked                        uint64              // frames for which MarkCE reported a mark
+	PauseSent, ResumeSent            uint64              // PFC frames this (switch) port sent its peer
+	PauseReceived, ResumeReceived    uint64              // PFC frames the peer sent this port
+	PausedTime                       Time                // time its peer had it paused, summed over the priorities
+	PausedTimePrio                   [NumPriorities]Time // the same per priority
+	MaxQueueBytes                    int                 // largest QueuedBytes seen
+	MeanQueueBytes                   float64             // QueuedBytes averaged over time
+	Elapsed                          Time                // time since the port was created
 }
 
 // Stats returns the port's statistics at the engine's current time. The
