@@ -37,14 +37,37 @@
 // receives frames), Switches (several Ports, a forwarding table or function,
 // store-and-forward) and Links (a bandwidth, a propagation delay, and for each
 // direction a fault model, a dead switch and Counters). A Port serialises one
-// frame at a time at its link's rate; later frames wait in its FIFO output
-// queue, which may have a byte limit (drop-tail) and an ECN threshold K above
-// which joining frames are passed to Network.MarkCE. The timing of a frame
-// over one link is its serialisation time plus the propagation delay; a
-// switch forwards a frame once its last bit has arrived. A switch may be
-// lossless (Switch.SetPFC): it pauses the sender on an input port while
-// more than XOff bytes that came in by that port are inside it, and resumes
-// it at XOn, with PFC frames shown to the Tap.
+// frame at a time at its link's rate; the timing of a frame over one link is
+// its serialisation time plus the propagation delay; a switch forwards a
+// frame once its last bit has arrived.
+//
+// Every frame has one of eight priorities (0-7), given once by the
+// Network.Classify hook when a host sends it (priority 0 without one) and
+// kept at every hop. Each port has one FIFO output queue per priority and
+// serves them in strict priority: when the wire is free, the first frame
+// of the highest priority that is not paused goes next. Each queue may have
+// a byte limit (drop-tail) and ECN marking in the style of RED, decided when
+// a frame joins it on the bytes already waiting in that queue: none up to
+// KMin, with a probability rising linearly to PMax at KMax, always above
+// (fabric-facts §3); a step threshold K is the case KMin = KMax = K, PMax 1.
+// A marked frame is passed to Network.MarkCE. The random draws come from a
+// PCG stream of the port's own, like the links' faults.
+//
+// A switch may have a shared buffer (Switch.SetBuffer): every frame in the
+// switch takes its bytes from it until the end of its serialisation on the
+// way out, a frame that finds it full is dropped (DropBuffer), and a frame
+// of a lossy priority may join a queue only up to a dynamic threshold,
+// Alpha times the free buffer (Choudhury and Hahne), so that a few busy
+// queues leave room for the others. A switch may be lossless on some
+// priorities (Switch.SetPFC): per input port and priority, it pauses the
+// peer's queue of that priority while more than XOff bytes of it that came
+// in by that port are inside, and resumes it at XOn, with real 802.1Qbb
+// frames shown to the Tap; the peer's other priorities go on. A paused switch
+// port's queue grows until its own switch pauses the port upstream, so
+// pauses spread hop by hop back to the senders. PFCHeadroom is the buffer a
+// lossless input port needs above XOff. Port.Stats gives what a fabric
+// summary needs of each port: frames sent, drops by cause, marks, PFC frames
+// both ways, time paused, the largest and the time-weighted mean queue.
 //
 // The network does not look inside frames. It hands every arriving frame to
 // the host's Endpoint, which checks the ICRC itself; a switch routes by the

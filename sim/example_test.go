@@ -52,3 +52,18 @@ func ExampleEngine() {
 	// 2ns event 3
 	// 3 events, now 2ns
 }
+
+// Lossless defaults for a 100 Gb/s port on 1 us links carrying 4096-byte
+// frames, from PFCHeadroom: every lossless input port may need XOff plus
+// the headroom, so a switch buffer of Bytes leaves each of n ports an XOff
+// of Bytes/n minus the headroom, and XOn two frames below it.
+func ExamplePFCHeadroom() {
+	head := sim.PFCHeadroom(100e9, sim.Microsecond, 4096)
+	const buffer, ports = 16 << 20, 32 // 16 MiB shared by 32 ports
+	xoff := buffer/ports - head
+	fmt.Println("headroom", head, "bytes")
+	fmt.Printf("%+v\n", sim.PFCConfig{XOff: xoff, XOn: xoff - 2*4096, Priorities: 1 << 3})
+	// Output:
+	// headroom 33252 bytes
+	// {XOff:491036 XOn:482844 Priorities:8}
+}

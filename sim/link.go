@@ -43,6 +43,7 @@ const (
 	DropQueue                            // drop-tail: the output queue was full
 	DropNoRoute                          // a switch had no port for the destination
 	DropUnconnected                      // sent from a port with no link
+	DropBuffer                           // a switch's shared buffer was full (Switch.SetBuffer)
 )
 
 // String names the cause.
@@ -60,6 +61,8 @@ func (c DropCause) String() string {
 		return "noroute"
 	case DropUnconnected:
 		return "unconnected"
+	case DropBuffer:
+		return "buffer"
 	}
 	return fmt.Sprintf("DropCause(%d)", uint8(c))
 }
@@ -144,13 +147,14 @@ type Counters struct {
 	LossDrops                       uint64 // dropped by Faults.Loss
 	BurstDrops                      uint64 // dropped by Faults.Burst
 	DeadDrops                       uint64 // dropped because the direction was dead
-	QueueDrops, QueueDropBytes      uint64 // drop-tail at the feeding port's queue
-	Duplicated                      uint64 // extra copies delivered
-	Reordered                       uint64 // frames given an extra delay
-	Corrupted                       uint64 // frames with a flipped bit
-	ECNMarked                       uint64 // frames for which MarkCE reported a mark
-	PauseFrames, ResumeFrames       uint64 // PFC frames a switch port sent this way
-	PausedTime                      Time   // time the sending port was paused by PFC (to its last resume)
+	QueueDrops, QueueDropBytes      uint64 // drop-tail at the feeding port's queue (static or dynamic threshold)
+	// (frames a full shared buffer drops are counted by Port.Stats)
+	Duplicated                uint64 // extra copies delivered
+	Reordered                 uint64 // frames given an extra delay
+	Corrupted                 uint64 // frames with a flipped bit
+	ECNMarked                 uint64 // frames for which MarkCE reported a mark
+	PauseFrames, ResumeFrames uint64 // PFC frames a switch port sent this way
+	PausedTime                Time   // time the sending port was paused by PFC (to its last resume), summed over priorities
 }
 
 // WireDrops returns the frames dropped on the wire: LossDrops + BurstDrops +

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"math/bits"
+	"math/rand/v2"
 	"unsafe"
 
 	"github.com/rocekit/rocekit/internal/ring"
@@ -44,8 +46,9 @@ type Frame struct {
 	buf   []byte
 	dst   int
 	next  *Frame
-	in    *Port // switch port it arrived by, while it is in a switch with PFC
+	in    *Port // switch port it arrived by, while it is in a switch with PFC or a shared buffer
 	inUse bool
+	prio  uint8 // priority, from Network.Classify when a host sent it
 }
 
 // PoolStats describes the network's frame pool.
@@ -77,11 +80,18 @@ const (
 //
 // The hook fields may be set at any time; nil disables them.
 type Network struct {
-	// MarkCE is called for a frame that joins an output queue holding more
-	// than the port's ECN threshold. It should set the frame's ECN field to
-	// CE (the RoCE layer knows where the IPv4 TOS byte is) and report
-	// whether it did; a frame that is not ECN-capable is left alone and
-	// reported false. Nil marks nothing.
+	// Classify gives the priority (0-7) of a frame a host sends, once, when
+	// Host.Send or SendFrame queues it; the frame keeps it at every hop: it
+	// chooses the frame's output queue on every port and its PFC class in
+	// every switch. Nil puts every frame in priority 0. A result above 7
+	// is a bug in the hook and panics.
+	Classify func(frame []byte) uint8
+	// MarkCE is called for a frame joining an output queue when the
+	// port's ECN marking (Port.SetRED, Port.SetECNThreshold) decides to
+	// mark it. It should set the frame's ECN field to CE (the RoCE layer
+	// knows where the IPv4 TOS byte is) and report whether it did; a frame
+	// that is not ECN-capable is left alone and reported false. Nil marks
+	// nothing.
 	MarkCE func(frame []byte) bool
 	// Tap is called for every frame put on the wire, when its first bit
 	// leaves the sending port, with the link's ID and the direction — before
@@ -207,6 +217,7 @@ func (n *Network) allocLike(f *Frame) *Frame {
 	g := n.alloc(len(f.Data), min(at, len(f.Data)))
 	copy(g.Data, f.Data)
 	g.dst = f.dst
+	g.prio = f.prio
 	return g
 }
 
@@ -276,49 +287,89 @@ func (n *Network) Connect(a, b *Port, cfg LinkConfig) *Link {
 	return l
 }
 
-// PortConfig sets up a port's output queue.
+// PortConfig sets up a port's output queues.
 type PortConfig struct {
-	// QueueLimit is the most bytes that may wait in the output queue (not
-	// counting the frame being serialised); a frame that would take the
-	// queue past it is dropped (drop-tail). 0 means unlimited. A frame
-	// that finds the port idle starts at once and is never dropped.
+	// QueueLimit is the most bytes that may wait in each priority's output
+	// queue (not counting the frame being serialised); a frame that would
+	// take its queue past it is dropped (drop-tail). 0 means unlimited. A
+	// frame that can start at once (the port idle, its priority not
+	// paused) is never dropped by a queue limit.
 	QueueLimit int
 	// ECNThreshold is K: a frame that joins a queue already holding more
-	// than K bytes is passed to Network.MarkCE. 0 disables marking.
+	// than K bytes is passed to Network.MarkCE. It is RED{KMin: K, KMax: K,
+	// PMax: 1} on every priority (see Port.SetRED). 0 disables marking.
 	ECNThreshold int
 }
 
-// Port is a network interface: it serialises frames onto its link at the
-// link's rate, one at a time, while later frames wait in a FIFO output queue.
-// A host has one port; a switch has several.
-type Port struct {
-	net   *Network
-	name  string
-	host  *Host   // owner, if a host port
-	sw    *Switch // owner, if a switch port
-	index int     // index in the switch
-	link  *Link
-	dir   Direction // direction of the frames this port sends
-	cfg   PortConfig
-	q     ring.Ring[*Frame]
-	qb    int // bytes waiting
-	peak  int // largest qb seen
-	busy  bool
+// NumPriorities is the number of priorities (IEEE 802.1p, 0-7) a port
+// keeps a queue for. Higher priorities are served first.
+const NumPriorities = 8
 
-	// PFC. Sending side: paused while the peer has asked it to stop.
-	// Switch ingress side: inBytes of frames that arrived by this port are
-	// in the switch, and pausing is set while the peer is told to stop.
-	paused   bool
-	pausedAt Time
-	pausing  bool
-	inBytes  int
+// Port is a network interface: it serialises frames onto its link at the
+// link's rate, one at a time, while later frames wait in its output queues,
+// one FIFO per priority, served in strict priority (the highest non-empty
+// priority that is not paused goes next). A host has one port; a switch has
+// several.
+type Port struct {
+	// The fields a frame's way through the port touches come first.
+	net      *Network
+	link     *Link
+	host     *Host     // owner, if a host port
+	sw       *Switch   // owner, if a switch port
+	dir      Direction // direction of the frames this port sends
+	busy     bool
+	shared   bool  // a switch port with a shared buffer (BufferConfig)
+	nonEmpty uint8 // bit i set while qs[i] holds a frame
+	paused   uint8 // priorities the peer has asked to stop (PFC)
+	redOn    uint8 // priorities with ECN marking
+	qb       int   // bytes waiting, all priorities: the sum of qbp
+	peak     int   // largest qb seen
+	cfg      PortConfig
+
+	// Time-weighted queue bytes: the integral of qb over time is the sum,
+	// over the frames that waited, of size x (time out - time in), and
+	// for those still waiting size x (now - time in). (qiHi, qiLo) is
+	// that integral less qb x now, a 128-bit two's complement number in
+	// byte-picoseconds: a frame joining subtracts size x its time, one
+	// leaving adds size x its time.
+	qiHi, qiLo uint64
+
+	qbp [NumPriorities]int
+	qs  [NumPriorities]ring.Ring[*Frame] // output queues, one per priority
+
+	name    string
+	index   int // index in the switch
+	created Time
+
+	// ECN marking per priority (RED), and the port's PRNG stream for it.
+	red [NumPriorities]RED
+	pcg rand.PCG
+
+	// PFC. Sending side: when each paused priority was paused, and the
+	// time each was paused up to its last resume. Switch ingress side:
+	// inBytes[i] bytes of priority i that arrived by this port are in the
+	// switch (inTotal in all), and pausing's bit i is set while the peer is
+	// told to stop priority i.
+	pausing    uint8
+	pausedAt   [NumPriorities]Time
+	pausedTime [NumPriorities]Time
+	inTotal    int
+	inBytes    [NumPriorities]int
+
+	// Frames dropped for want of a route after arriving by the port, for
+	// a full shared buffer on their way out of it, or sent unconnected.
+	noRoute, bufferDrops, unconnected uint64
 }
 
 func (n *Network) newPort(name string, cfg PortConfig) *Port {
 	if cfg.QueueLimit < 0 || cfg.ECNThreshold < 0 {
 		panic("sim: negative QueueLimit or ECNThreshold")
 	}
-	return &Port{net: n, name: name, cfg: cfg}
+	p := &Port{net: n, name: name, created: n.eng.now}
+	p.cfg.QueueLimit = cfg.QueueLimit
+	p.SetECNThreshold(cfg.ECNThreshold)
+	p.seed(n.seed)
+	return p
 }
 
 // Name returns the port's name: the host's name, or "switch/index".
@@ -341,7 +392,8 @@ func (p *Port) Peer() *Port {
 // Config returns the port's queue configuration.
 func (p *Port) Config() PortConfig { return p.cfg }
 
-// SetQueueLimit sets the drop-tail limit in bytes; 0 means unlimited.
+// SetQueueLimit sets the drop-tail limit of each priority's queue in bytes;
+// 0 means unlimited.
 func (p *Port) SetQueueLimit(bytes int) {
 	if bytes < 0 {
 		panic("sim: negative queue limit")
@@ -349,20 +401,40 @@ func (p *Port) SetQueueLimit(bytes int) {
 	p.cfg.QueueLimit = bytes
 }
 
-// SetECNThreshold sets the ECN marking threshold K in bytes; 0 disables it.
+// SetECNThreshold sets the ECN marking threshold K in bytes on every
+// priority, as SetRED(prio, RED{KMin: K, KMax: K, PMax: 1}) does; 0 disables
+// marking.
 func (p *Port) SetECNThreshold(bytes int) {
 	if bytes < 0 {
 		panic("sim: negative ECN threshold")
 	}
 	p.cfg.ECNThreshold = bytes
+	for i := range p.red {
+		p.setRED(i, RED{KMin: bytes, KMax: bytes, PMax: 1})
+	}
 }
 
-// QueuedBytes returns the bytes waiting in the output queue, not counting
-// the frame being serialised.
+// QueuedBytes returns the bytes waiting in the output queues, summed over
+// the priorities, not counting the frame being serialised.
 func (p *Port) QueuedBytes() int { return p.qb }
 
-// QueuedFrames returns the number of frames waiting in the output queue.
-func (p *Port) QueuedFrames() int { return p.q.Len() }
+// QueuedBytesPrio returns the bytes waiting in priority prio's output
+// queue; 0 for a priority outside 0-7.
+func (p *Port) QueuedBytesPrio(prio int) int {
+	if prio < 0 || prio >= NumPriorities {
+		return 0
+	}
+	return p.qbp[prio]
+}
+
+// QueuedFrames returns the number of frames waiting in the output queues.
+func (p *Port) QueuedFrames() int {
+	n := 0
+	for i := range p.qs {
+		n += p.qs[i].Len()
+	}
+	return n
+}
 
 // PeakQueuedBytes returns the largest QueuedBytes seen.
 func (p *Port) PeakQueuedBytes() int { return p.peak }
@@ -370,36 +442,61 @@ func (p *Port) PeakQueuedBytes() int { return p.peak }
 // Busy reports whether the port is serialising a frame.
 func (p *Port) Busy() bool { return p.busy }
 
+// queueIn and queueOut account for size bytes joining and leaving the
+// queues at now in the time-weighted integral.
+func (p *Port) queueIn(now Time, size int) {
+	hi, lo := bits.Mul64(uint64(size), uint64(now))
+	var b uint64
+	p.qiLo, b = bits.Sub64(p.qiLo, lo, 0)
+	p.qiHi -= hi + b
+}
+
+func (p *Port) queueOut(now Time, size int) {
+	hi, lo := bits.Mul64(uint64(size), uint64(now))
+	var c uint64
+	p.qiLo, c = bits.Add64(p.qiLo, lo, 0)
+	p.qiHi += hi + c
+}
+
 // enqueue gives frame f to the port to send; the port owns it from now on.
 // It reports false if the frame was dropped.
 func (p *Port) enqueue(now Time, f *Frame) bool {
 	l := p.link
 	if l == nil {
+		p.unconnected++
 		p.net.drop(now, nil, 0, DropUnconnected, f)
 		return false
 	}
-	if !p.busy && !p.paused {
+	prio := f.prio & (NumPriorities - 1) // always f.prio; lets the compiler drop bounds checks
+	if !p.busy && p.paused&(1<<prio) == 0 {
 		p.startTx(now, f)
 		return true
 	}
 	size := len(f.Data)
-	if p.cfg.QueueLimit > 0 && p.qb+size > p.cfg.QueueLimit {
+	q := p.qbp[prio]
+	if p.cfg.QueueLimit > 0 && q+size > p.cfg.QueueLimit {
 		p.net.drop(now, l, p.dir, DropQueue, f)
 		return false
 	}
-	if p.cfg.ECNThreshold > 0 && p.qb > p.cfg.ECNThreshold {
-		if mark := p.net.MarkCE; mark != nil && mark(f.Data) {
-			l.dir[p.dir].c.ECNMarked++
-		}
+	if p.shared && p.overThreshold(prio, q+size, size) {
+		p.net.drop(now, l, p.dir, DropQueue, f)
+		return false
 	}
-	if p.q.Cap() == 0 {
-		p.q.Init(make([]*Frame, firstQueue))
+	if p.redOn&(1<<prio) != 0 && q > p.red[prio].KMin {
+		p.ecn(prio, q, f)
 	}
-	p.q.Push(f)
+	p.queueIn(now, size)
+	p.qbp[prio] = q + size
 	p.qb += size
 	if p.qb > p.peak {
 		p.peak = p.qb
 	}
+	p.nonEmpty |= 1 << prio
+	r := &p.qs[prio]
+	if r.Cap() == 0 {
+		r.Init(make([]*Frame, firstQueue))
+	}
+	r.Push(f) // last: few values live across the call
 	return true
 }
 
@@ -436,55 +533,83 @@ func (h *portHandler) Handle(ev Event) {
 	case evArrive:
 		p.arrive(ev.At, f)
 	case evPause:
-		if !p.paused {
-			p.paused, p.pausedAt = true, ev.At
+		bit := uint8(1) << (ev.A & 7)
+		if p.paused&bit == 0 {
+			p.paused |= bit
+			p.pausedAt[ev.A&7] = ev.At
 		}
 	case evResume:
-		if p.paused {
-			p.paused = false
-			p.link.dir[p.dir].c.PausedTime += ev.At - p.pausedAt
+		i := ev.A & 7
+		if bit := uint8(1) << i; p.paused&bit != 0 {
+			p.paused &^= bit
+			d := ev.At - p.pausedAt[i]
+			p.pausedTime[i] += d
+			p.link.dir[p.dir].c.PausedTime += d
 			p.startNext(ev.At)
 		}
 	}
 }
 
-// startNext starts the next queued frame if the port is idle and not
-// paused.
+// startNext starts the next queued frame, the first of the highest
+// priority that is not paused, if the port is idle.
 func (p *Port) startNext(now Time) {
-	if p.busy || p.paused {
+	if p.busy {
 		return
 	}
-	if p.q.Len() > 0 {
-		next := p.q.Pop()
-		p.qb -= len(next.Data)
-		p.startTx(now, next)
+	ready := p.nonEmpty &^ p.paused
+	if ready == 0 {
+		return
 	}
+	prio := (bits.Len32(uint32(ready)) - 1) & (NumPriorities - 1)
+	r := &p.qs[prio]
+	next := r.Pop()
+	if r.Len() == 0 {
+		p.nonEmpty &^= 1 << prio
+	}
+	size := len(next.Data)
+	p.queueOut(now, size)
+	p.qbp[prio] -= size
+	p.qb -= size
+	p.startTx(now, next)
 }
 
-// Paused reports whether the port's peer has paused it (PFC).
-func (p *Port) Paused() bool { return p.paused }
+// Paused reports whether the port's peer has paused it (PFC), on any
+// priority.
+func (p *Port) Paused() bool { return p.paused != 0 }
 
-// IngressBytes returns, for a switch port with PFC, the bytes of frames that
-// arrived by it and are still in the switch.
-func (p *Port) IngressBytes() int { return p.inBytes }
+// PausedPrio reports whether the port's peer has paused priority prio.
+func (p *Port) PausedPrio(prio int) bool {
+	return prio >= 0 && prio < NumPriorities && p.paused&(1<<prio) != 0
+}
+
+// IngressBytes returns, for a switch port with PFC or a shared buffer, the
+// bytes of frames that arrived by it and are still in the switch, summed
+// over the priorities.
+func (p *Port) IngressBytes() int { return p.inTotal }
 
 // leave accounts for frame f, which arrived by switch port p, leaving the
-// switch (sent on, or dropped): below XON, the peer may send again.
+// switch (sent on, or dropped): below XON, the peer may send its priority
+// again.
 func (p *Port) leave(now Time, f *Frame) {
 	f.in = nil
-	p.inBytes -= len(f.Data)
-	if p.pausing && p.inBytes <= p.sw.pfc.XOn {
-		p.pausing = false
-		p.sendPFC(now, evResume)
+	size := len(f.Data)
+	s := p.sw
+	s.used -= size
+	p.inTotal -= size
+	prio := f.prio
+	p.inBytes[prio] -= size
+	if p.pausing&(1<<prio) != 0 && p.inBytes[prio] <= s.pfc.XOn {
+		p.pausing &^= 1 << prio
+		p.sendPFC(now, evResume, prio)
 	}
 }
 
 // sendPFC tells the peer of switch port p to stop (evPause) or go on
-// (evResume). The PFC frame goes ahead of anything queued, as MAC control
-// frames do, and takes effect at the peer after its own serialisation and
-// the propagation delay. It is passed to the Tap like any frame, but takes
-// no time from the port's data frames.
-func (p *Port) sendPFC(now Time, kind uint32) {
+// (evResume) sending priority prio. The PFC frame goes ahead of anything
+// queued, as MAC control frames do, and takes effect at the peer after its
+// own serialisation and the propagation delay. It is passed to the Tap like
+// any frame, but takes no time from the port's data frames.
+func (p *Port) sendPFC(now Time, kind uint32, prio uint8) {
 	l := p.link
 	if l == nil {
 		return
@@ -499,34 +624,36 @@ func (p *Port) sendPFC(now Time, kind uint32) {
 	}
 	if tap := p.net.Tap; tap != nil {
 		var fr [pfcFrameLen]byte
-		p.pfcFrame(fr[:], quanta)
+		p.pfcFrame(fr[:], p.sw.wirePriority(prio), quanta)
 		tap(now, l.id, p.dir, fr[:])
 	}
 	if l.dir[p.dir].dead {
 		return
 	}
 	peer := l.dir[p.dir].to
-	p.net.eng.Schedule(now+l.TxTime(pfcFrameLen)+l.delay, (*portHandler)(peer), kind, 0)
+	p.net.eng.Schedule(now+l.TxTime(pfcFrameLen)+l.delay, (*portHandler)(peer), kind, uint64(prio))
 }
 
 // pfcFrameLen is a PFC frame without FCS: the 60-byte Ethernet minimum.
 const pfcFrameLen = 60
 
 // pfcFrame writes an IEEE 802.1Qbb PFC frame into b: MAC control (0x8808)
-// opcode 0x0101, priority 3 (RoCE's usual lossless class) enabled, with
-// pause time quanta for it (0 resumes). The source MAC is a locally
-// administered address made from the switch's node number and the port.
-func (p *Port) pfcFrame(b []byte, quanta uint16) {
+// opcode 0x0101, the class-enable vector with priority prio's bit set, and
+// pause time quanta for it at offset 18+2*prio (0 resumes). The source MAC
+// is a locally administered address made from the switch's node number and
+// the port.
+func (p *Port) pfcFrame(b []byte, prio uint8, quanta uint16) {
 	clear(b)
 	copy(b, []byte{0x01, 0x80, 0xC2, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0xFF, byte(p.sw.node), byte(p.index)})
 	b[12], b[13] = 0x88, 0x08
 	b[14], b[15] = 0x01, 0x01
-	b[17] = 1 << pfcPriority
-	o := 18 + 2*pfcPriority
+	b[17] = 1 << prio
+	o := 18 + 2*int(prio)
 	b[o], b[o+1] = byte(quanta>>8), byte(quanta)
 }
 
-// pfcPriority is the priority PFC frames pause.
+// pfcPriority is the priority PFC covers when PFCConfig.Priorities is 0:
+// RoCE's usual lossless class.
 const pfcPriority = 3
 
 // arrive handles frame f arriving at port p from its link.
@@ -556,18 +683,32 @@ func (p *Port) arrive(now Time, f *Frame) {
 	}
 	if out < 0 || out >= len(s.ports) {
 		s.noRoute++
+		p.noRoute++
 		p.net.drop(now, l, in, DropNoRoute, f)
 		return
 	}
-	if s.pfc.XOff > 0 {
+	if s.account {
+		size := len(f.Data)
+		if s.buf.Bytes > 0 && s.used+size > s.buf.Bytes {
+			o := s.ports[out]
+			o.bufferDrops++
+			p.net.drop(now, o.link, o.dir, DropBuffer, f)
+			return
+		}
 		f.in = p
-		p.inBytes += len(f.Data)
-		if !p.pausing && p.inBytes > s.pfc.XOff {
-			p.pausing = true
-			p.sendPFC(now, evPause)
+		s.used += size
+		p.inTotal += size
+		prio := f.prio
+		p.inBytes[prio] += size
+		if s.pfc.XOff > 0 && p.pausing&(1<<prio) == 0 && p.inBytes[prio] > s.pfc.XOff && s.lossless(prio) {
+			p.pausing |= 1 << prio
+			p.sendPFC(now, evPause, prio)
 		}
 	}
 	s.ports[out].enqueue(now, f)
+	if s.used > s.peakUsed { // what the frame took, unless it was dropped
+		s.peakUsed = s.used
+	}
 }
 
 // Host is an end node: one port, and an Endpoint that receives the frames
@@ -614,6 +755,7 @@ func (h *Host) Send(dst int, frame []byte) bool {
 	f := h.net.alloc(len(frame), -1)
 	copy(f.Data, frame)
 	f.dst = dst
+	f.prio = h.net.classify(f.Data)
 	return h.port.enqueue(h.net.eng.now, f)
 }
 
@@ -624,13 +766,31 @@ func (h *Host) SendFrame(dst int, f *Frame) bool {
 		panic("sim: SendFrame of a free frame")
 	}
 	f.dst = dst
+	f.prio = h.net.classify(f.Data)
 	return h.port.enqueue(h.net.eng.now, f)
 }
 
+// classify returns the priority of a frame a host sends.
+func (n *Network) classify(frame []byte) uint8 {
+	if n.Classify == nil {
+		return 0
+	}
+	return n.classifyHook(frame)
+}
+
+func (n *Network) classifyHook(frame []byte) uint8 {
+	prio := n.Classify(frame)
+	if prio >= NumPriorities {
+		panic(fmt.Sprintf("sim: Network.Classify returned priority %d, want 0-7", prio))
+	}
+	return prio
+}
+
 // Switch is a store-and-forward switch: a frame that has fully arrived on a
-// port is forwarded at once to the output queue of the port chosen for its
-// destination. Each output queue has its own drop-tail limit and ECN
-// threshold.
+// port is forwarded at once to the output queue of its priority on the port
+// chosen for its destination. Each output queue has its own drop-tail limit
+// and ECN marking; the switch may also have a shared buffer (SetBuffer) and
+// be lossless on some priorities (SetPFC).
 type Switch struct {
 	// Forward, if set, chooses the output port of a frame from the input
 	// port, the destination the sending host gave, and the frame itself;
@@ -638,28 +798,44 @@ type Switch struct {
 	// set with SetRoute is used.
 	Forward func(inPort, dst int, frame []byte) int
 
-	net     *Network
-	name    string
-	node    int
-	ports   []*Port
-	table   []int32
-	noRoute uint64
-	pfc     PFCConfig
+	net      *Network
+	name     string
+	node     int
+	ports    []*Port
+	table    []int32
+	noRoute  uint64
+	pfc      PFCConfig
+	pfcMask  uint8 // lossless priorities, from pfc.Priorities
+	buf      BufferConfig
+	account  bool // PFC or a shared buffer: frames in the switch are counted
+	used     int  // bytes of frames in the switch, while account
+	peakUsed int
 }
 
 // PFCConfig is priority flow control (IEEE 802.1Qbb) on a switch, as RoCE
-// fabrics use to be lossless, for one traffic class. The switch counts, per
-// input port, the bytes of frames that arrived by it and have not yet left
-// (queued or being sent on). When that exceeds XOff it sends the port's peer
-// a PFC pause; the peer finishes the frame it is sending and sends no more
-// until the count is at or below XOn and the switch sends a resume. A pause
-// lasts until the resume (a real switch refreshes its pause quanta while
-// above XOn). Frames already on the wire still arrive: XOff plus two
-// propagation delays and a frame at line rate is the headroom a port needs
-// to lose nothing.
+// fabrics use to be lossless, for the priorities in Priorities. The switch
+// counts, per input port and lossless priority, the bytes of frames that
+// arrived by it and have not yet left (queued or being sent on). When that
+// exceeds XOff it sends the port's peer a PFC pause for that priority; the
+// peer finishes the frame it is sending and sends no more of that priority
+// (its other priorities go on, in strict priority) until the count is at or
+// below XOn and the switch sends a resume. A pause lasts until the resume (a
+// real switch refreshes its pause quanta while above XOn). Since the peer
+// may itself be a switch port, whose queue then grows until its own ingress
+// ports cross XOff, pauses propagate hop by hop back to the senders.
+//
+// Frames already on the wire still arrive: the headroom a port needs above
+// XOff to lose nothing is PFCHeadroom.
 type PFCConfig struct {
 	XOff int // bytes; 0 disables PFC
 	XOn  int // bytes, at most XOff
+	// Priorities is the bitmask of lossless priorities (bit i for priority
+	// i). 0 means priority 3 only, RoCE's usual lossless class. In a
+	// network without Classify, where every frame is priority 0, there is
+	// one class, and it is lossless whatever Priorities says: the pause
+	// frames name the lowest priority in Priorities (3 for 0), as the
+	// switch model did before it had priorities.
+	Priorities uint8
 }
 
 // SetPFC enables (XOff > 0) or disables PFC on the switch. It panics if the
@@ -670,10 +846,32 @@ func (s *Switch) SetPFC(cfg PFCConfig) {
 		panic("sim: SetPFC: need 0 <= XOn <= XOff")
 	}
 	s.pfc = cfg
+	s.pfcMask = cfg.Priorities
+	if s.pfcMask == 0 {
+		s.pfcMask = 1 << pfcPriority
+	}
+	s.account = s.pfc.XOff > 0 || s.buf.Bytes > 0
 }
 
 // PFC returns the switch's PFC thresholds.
 func (s *Switch) PFC() PFCConfig { return s.pfc }
+
+// lossless reports whether PFC holds back frames of priority prio: a
+// priority in the lossless set, or any frame in a network without Classify
+// (one class).
+func (s *Switch) lossless(prio uint8) bool {
+	return s.pfc.XOff > 0 && (s.pfcMask&(1<<prio) != 0 || s.net.Classify == nil)
+}
+
+// wirePriority is the priority a PFC frame names for frames of priority
+// prio: prio itself, or, in a network without Classify, the lowest
+// lossless priority.
+func (s *Switch) wirePriority(prio uint8) uint8 {
+	if s.net.Classify == nil {
+		return uint8(bits.TrailingZeros8(s.pfcMask))
+	}
+	return prio
+}
 
 // NewSwitch adds a switch with nports ports, each configured by cfg. An empty
 // name becomes "switchN".
