@@ -23,11 +23,17 @@ func Count[N ~int | ~int64 | ~uint64 | ~uint32](n N, noun string) string {
 	return string(Append(nil, n, noun))
 }
 
-// appendPlural appends the plural of an English noun: an s, or ies for a y
-// after a consonant (retry, retries).
+// appendPlural appends the plural of an English noun: an s, ies for a y
+// after a consonant (retry, retries), or es after s, x, z, ch and sh
+// (switch, switches).
 func appendPlural(b []byte, noun string) []byte {
-	if k := len(noun); k >= 2 && noun[k-1] == 'y' && !isVowel(noun[k-2]) {
+	k := len(noun)
+	if k >= 2 && noun[k-1] == 'y' && !isVowel(noun[k-2]) {
 		return append(append(b, noun[:k-1]...), "ies"...)
+	}
+	if k >= 1 && (noun[k-1] == 's' || noun[k-1] == 'x' || noun[k-1] == 'z') ||
+		k >= 2 && noun[k-1] == 'h' && (noun[k-2] == 'c' || noun[k-2] == 's') {
+		return append(append(b, noun...), "es"...)
 	}
 	return append(append(b, noun...), 's')
 }
