@@ -58,15 +58,22 @@ func Pick(hops []Port, hash uint32) Port {
 	return hops[hash%uint32(len(hops))]
 }
 
+// SwitchHash is the hash a switch with seed picks a next hop by, from the
+// flow's key FlowHash(0, ft): the MurmurHash3 finaliser of key xor seed. A
+// flow's key is computed once (by the sender, which has the 5-tuple at
+// hand), and every switch mixes it with its own seed; the finaliser's
+// avalanche makes the choices of two switches independent.
+func SwitchHash(seed, key uint32) uint32 { return fmix32(key ^ seed) }
+
 // ECMP returns the egress port switch at chooses for a flow to host dst:
-// Pick(NextHops(at, dst), FlowHash(SwitchSeed(at), ft)). NoPort if there is
-// no next hop.
+// Pick(NextHops(at, dst), SwitchHash(SwitchSeed(at), FlowHash(0, ft))).
+// NoPort if there is no next hop.
 func (t *Topology) ECMP(at, dst NodeID, ft FiveTuple) Port {
 	hops := t.NextHops(at, dst)
 	if len(hops) <= 1 {
 		return Pick(hops, 0)
 	}
-	return Pick(hops, FlowHash(SwitchSeed(at), ft))
+	return Pick(hops, SwitchHash(SwitchSeed(at), FlowHash(0, ft)))
 }
 
 func fmix32(h uint32) uint32 {
