@@ -99,11 +99,17 @@ func pow2(n, least int64) int64 {
 // still computed without failing.
 func (sc *Scenario) MemoryEstimate() Memory {
 	type part struct{ n, state, bufs, frames float64 } // per connection but n
-	parts := make([]part, len(sc.QPs))
+	qps := sc.QPs
+	if sc.IsFabric() {
+		if p, err := sc.plan(); err == nil {
+			qps = p.qps
+		}
+	}
+	parts := make([]part, len(qps))
 	var conns, state, bufs, connFrames, maxMsg float64
 	perByte := 0.0 // frame memory per byte a link or queue holds
-	for i := range sc.QPs {
-		spec := &sc.QPs[i]
+	for i := range qps {
+		spec := &qps[i]
 		g := newGenerator(&spec.Work, 0)
 		n := float64(max(spec.count(), 0))
 		q := int64(max(spec.outstanding(), 0))
@@ -159,7 +165,13 @@ func (sc *Scenario) MemoryEstimate() Memory {
 		other := p.bufs + p.frames*share
 		if c := p.n * (p.state + other); c > worst {
 			worst = c
-			key = fmt.Sprintf("qps[%d].", i) + sc.QPs[i].memoryKey(p.state, other)
+			key = fmt.Sprintf("qps[%d].", i) + qps[i].memoryKey(p.state, other)
+			if sc.IsFabric() {
+				key = "traffic"
+				if other > p.state {
+					key = "flow.outstanding"
+				}
+			}
 		}
 	}
 	m := Memory{
@@ -201,6 +213,21 @@ func (spec *QPSpec) memoryKey(state, bufs float64) string {
 // with a switch whose queues are unlimited.
 func (sc *Scenario) networkBytes() float64 {
 	var b float64
+	if sc.IsFabric() {
+		p, err := sc.plan()
+		if err != nil {
+			return 0
+		}
+		buf := DefaultBufferBytes
+		if sc.Fabric != nil && sc.Fabric.BufferBytes > 0 {
+			buf = sc.Fabric.BufferBytes
+		}
+		b = float64(len(p.topo.Switches())) * float64(buf)
+		for _, l := range p.topo.Links() {
+			b += 2 * (float64(l.RateBps)*l.Delay.Seconds()/8 + 2*maxFrame)
+		}
+		return b
+	}
 	for _, l := range sc.Links {
 		delay := max(l.DelayNS, 0)
 		for _, f := range []*FaultSpec{l.Faults, l.AToB, l.BToA} {

@@ -92,6 +92,9 @@ func (n *nic) transmit(now sim.Time, e *qpEnd) {
 	s.st.packets++
 	if len(t.Payload) > 0 {
 		s.st.dataPackets++
+		if f := s.fab; f != nil {
+			f.sent[e.conn.id] += uint64(len(t.Payload))
+		}
 	}
 	if t.BTH.Opcode == opcode.RCAcknowledge {
 		switch syn := t.AETH.Syndrome; syn.Kind() {
@@ -107,7 +110,14 @@ func (n *nic) transmit(now sim.Time, e *qpEnd) {
 	// Every host has a link (Validate) and its port an unlimited queue, so
 	// the frame is never dropped here; TxDone frees the wire.
 	n.busy = true
-	n.host.SendFrame(int(e.peer), fr)
+	dst := int(e.peer)
+	if s.fab != nil { // switches route by the QP end (fabric.ends)
+		dst = 2 * e.conn.id
+		if !e.isReq {
+			dst++
+		}
+	}
+	n.host.SendFrame(dst, fr)
 }
 
 // Receive takes a frame that arrived at the host. As a NIC does, it drops
@@ -296,13 +306,23 @@ func (c *conn) postTime(slot int) *sim.Time {
 }
 
 // start posts the receive buffers and the first work requests.
-func (c *conn) start() {
+func (c *conn) start(now sim.Time) {
 	for i := 0; i < c.recvDepth; i++ {
 		c.postRecv()
 	}
-	c.postMore(0)
-	c.req.service(0)
-	c.rsp.service(0)
+	c.postMore(now)
+	c.req.service(now)
+	c.rsp.service(now)
+}
+
+// starter starts connection ev.A at its start time.
+type starter Sim
+
+func (h *starter) Handle(ev sim.Event) {
+	c := h.conns[ev.A]
+	c.start(ev.At)
+	c.req.nic.kick(ev.At)
+	c.rsp.nic.kick(ev.At)
 }
 
 func (c *conn) postRecv() {
@@ -375,6 +395,9 @@ func (c *conn) post(now sim.Time) {
 func (c *conn) fail(format string, a ...any) {
 	s := c.s
 	s.st.checkFailures++
+	if s.fab != nil {
+		s.fab.bad[c.id] = true
+	}
 	if s.st.firstFailure == "" {
 		s.st.firstFailure = fmt.Sprintf("connection %d: ", c.id) + fmt.Sprintf(format, a...)
 	}
@@ -395,6 +418,14 @@ func (c *conn) onSend(now sim.Time, cp *rc.Completion) {
 	}
 	c.completed++
 	s.done++
+	if f := s.fab; f != nil {
+		if cp.Status != rc.Success {
+			f.bad[c.id] = true
+		}
+		if c.completed == c.gen.count {
+			f.flowDone(c.id, now)
+		}
+	}
 	s.st.wrStatus[cp.Status&31]++
 	s.st.lastCompletion = now
 	if s.done == s.total {

@@ -33,7 +33,28 @@ type Scenario struct {
 	Links []LinkSpec `json:"links"`
 	// QPs are the connections: each entry is Count RC connections from a
 	// requester QP on From to a responder QP on To.
-	QPs []QPSpec `json:"qps"`
+	QPs []QPSpec `json:"qps,omitempty"`
+
+	// Topology makes the scenario a fabric (see FabricSpec): a generator
+	// spec ("fat-tree:k=8", "leaf-spine:leaves=4,spines=2,hosts=8",
+	// "dragonfly:a=4,p=2,h=2", "star:hosts=3") or a topology file (HPCC
+	// ns-3's format, or rocekit's JSON form if it ends in .json). Hosts,
+	// Switch and QPs are then left out.
+	Topology string `json:"topology,omitempty"`
+	// Traffic is the fabric's flows: a pattern ("permutation:size=10MB",
+	// "incast:n=15,size=2MB", "all-to-all:size=1MB",
+	// "poisson:load=0.3,cdf=websearch,duration=10ms") or an HPCC ns-3 flow
+	// file; see package traffic.
+	Traffic string `json:"traffic,omitempty"`
+	// HostGbps is the rate of host links (default 100), FabricGbps of
+	// switch-to-switch links (default HostGbps), DelayNS the propagation
+	// delay of every link (default 1000), for generated topologies.
+	HostGbps   float64  `json:"host_gbps,omitempty"`
+	FabricGbps float64  `json:"fabric_gbps,omitempty"`
+	DelayNS    *float64 `json:"delay_ns,omitempty"`
+	// Fabric is the switches' model; Flow what each flow's connection does.
+	Fabric *FabricSpec `json:"fabric,omitempty"`
+	Flow   *FlowSpec   `json:"flow,omitempty"`
 }
 
 // HostSpec is a host. MAC and IP default to 02:00:00:00:HH:LL and
@@ -106,6 +127,8 @@ type QPSpec struct {
 	From  string `json:"from"`
 	To    string `json:"to"`
 	Count int    `json:"count,omitempty"` // connections; default 1
+	// StartNS is when the connections start posting work (default 0).
+	StartNS float64 `json:"start_ns,omitempty"`
 
 	MTU int `json:"mtu,omitempty"` // path MTU: 256..4096; default 4096
 	// 5-bit local ACK timeout (4.096 us x 2^t, 0 none); default 14.
@@ -286,6 +309,12 @@ const (
 // exactly one link, and every QP's hosts are joined directly or through the
 // switch.
 func (sc *Scenario) Validate() error {
+	if sc.IsFabric() {
+		return sc.validateFabric()
+	}
+	if sc.Traffic != "" || sc.HostGbps != 0 || sc.FabricGbps != 0 || sc.DelayNS != nil || sc.Fabric != nil || sc.Flow != nil {
+		return badValue("topology", "missing: traffic, host_gbps, fabric_gbps, delay_ns, fabric and flow belong to a fabric scenario")
+	}
 	kind, hostIdx, err := sc.validateHosts()
 	if err != nil {
 		return err
@@ -517,6 +546,9 @@ func (q *QPSpec) check(p string) error {
 	}
 	if q.RecvDepth < 0 || q.RecvDepth > 1<<16 {
 		return badValue(p+".recv_depth", "%d: 0 (default) to 65536", q.RecvDepth)
+	}
+	if !(q.StartNS >= 0) || q.StartNS > 1e15 {
+		return badValue(p+".start_ns", "%v: want 0 or more", q.StartNS)
 	}
 	if !(q.RecvRepostDelayNS >= 0) || q.RecvRepostDelayNS > 1e15 {
 		return badValue(p+".recv_repost_delay_ns", "%v: want 0 or more", q.RecvRepostDelayNS)

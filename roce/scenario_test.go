@@ -118,6 +118,24 @@ func TestDefaultScenarioQPAttributes(t *testing.T) {
 // intact; each shows what it is for.
 func TestScenarioFiles(t *testing.T) {
 	check := map[string]func(t *testing.T, s *Summary){
+		"fabric-incast-pfc.json": func(t *testing.T, s *Summary) {
+			// An 8:1 incast through a switch with a 400 KB buffer:
+			// lossless by PFC, every flow complete.
+			assert.Equal(t, 8, s.FlowsCompleted)
+			assert.Positive(t, s.PFCPauses)
+			assert.Zero(t, s.Drops["buffer"]+s.Drops["queue"])
+			assert.Zero(t, s.Retransmissions)
+		},
+		"fabric-fattree-linkdown.json": func(t *testing.T, s *Summary) {
+			// An uplink dies 2 us in; routing moves off it 5 us later.
+			// Frames die on it meanwhile, and RC recovers them; a lossy
+			// host link adds losses.
+			assert.Equal(t, 240, s.FlowsCompleted)
+			assert.Equal(t, 1, s.Reroutes)
+			assert.Positive(t, s.Drops["dead"])
+			assert.Positive(t, s.Drops["loss"])
+			assert.Positive(t, s.Retransmissions)
+		},
 		"incast.json": func(t *testing.T, s *Summary) {
 			assert.Equal(t, uint64(1200), s.WRCompleted["SUCCESS"])
 			assert.NotZero(t, s.Network.Drops["queue"])

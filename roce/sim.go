@@ -2,9 +2,11 @@ package roce
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net/netip"
+	"sort"
 	"time"
 
 	"github.com/rocekit/rocekit/icrc"
@@ -31,6 +33,18 @@ type Options struct {
 	// the nanosecond.
 	Trace       io.Writer
 	TraceFormat pcap.Format
+	// TraceLinks chooses the links a fabric run traces: "all", "hosts"
+	// (every host's link), or a comma-separated list of link names (a--b)
+	// and node names (all of a node's links). Empty means the host links
+	// of the first flow's two ends: all the links of a 128-host fabric
+	// would write every frame five times over.
+	TraceLinks string
+	// Samples, if set, receives samples of a fabric run every
+	// SampleInterval: Queues the bytes queued at every switch port (CSV
+	// time_ns,port,queue_bytes), Rates every running flow's sending rate
+	// over the last interval (time_ns,flow,gbps).
+	SampleQueues, SampleRates io.Writer
+	SampleInterval            sim.Time
 	// Snaplen, if positive, cuts each captured frame to that many bytes.
 	Snaplen int
 	// Progress, if set, is called every ProgressEvery events (default
@@ -72,18 +86,24 @@ type Sim struct {
 	comps    []rc.Completion
 	stop     sim.Time
 
-	total    int64 // work requests of all connections
-	done     int64 // completed
+	startAt  []sim.Time // by connection, when some start later than 0
+	total    int64      // work requests of all connections
+	done     int64      // completed
 	finished bool
 	ran      bool
 
 	trace    *pcap.Writer
+	traceIf  []int32  // fabric: pcapng interface of each link, -1 untraced
+	traced   []string // fabric: the traced links' names, by interface
 	rec      pcap.Record
 	traceErr error
 	snap     int
 
 	st   counters
 	hist Histogram
+
+	fab  *fabric  // a fabric run's state; nil for others
+	samp *sampler // a fabric run's samples, if asked for
 }
 
 // counters are the run's tallies.
@@ -126,15 +146,24 @@ func New(sc *Scenario, opt Options) (*Sim, error) {
 	s.eng = sim.NewEngine(0)
 	s.net = sim.NewNetwork(s.eng, sc.Seed)
 	s.net.MarkCE = MarkCE
+	hosts, qps := sc.Hosts, sc.QPs
+	var plan *fabricPlan
+	if sc.IsFabric() {
+		var err error
+		if plan, err = sc.plan(); err != nil {
+			return nil, err
+		}
+		hosts, qps = plan.hosts, plan.qps
+	}
 	maxMsg := 0
-	for i := range sc.QPs {
-		maxMsg = max(maxMsg, newGenerator(&sc.QPs[i].Work, 0).maxSize)
+	for i := range qps {
+		maxMsg = max(maxMsg, newGenerator(&qps[i].Work, 0).maxSize)
 	}
 	s.pat = newPattern(sc.Seed, maxMsg)
 
 	// Hosts.
 	hostIdx := map[string]int{}
-	for i, h := range sc.Hosts {
+	for i, h := range hosts {
 		n := &nic{s: s, idx: i, name: h.Name}
 		n.mac = [6]byte{2, 0, 0, 0, byte((i + 1) >> 8), byte(i + 1)}
 		if h.MAC != "" {
@@ -151,7 +180,64 @@ func New(sc *Scenario, opt Options) (*Sim, error) {
 		hostIdx[h.Name] = i
 	}
 
-	// Switch and links.
+	if plan != nil {
+		if err := s.buildFabric(plan); err != nil {
+			return nil, err
+		}
+	} else {
+		s.buildLinks(hostIdx)
+	}
+
+	// Connections.
+	n := 0
+	var bufs int64
+	for i := range qps {
+		spec := &qps[i]
+		n += spec.count()
+		bufs += int64(bufferBytes(spec, newGenerator(&spec.Work, 0))) * int64(spec.count())
+	}
+	s.connArr = newConns(n)
+	s.prefetch = prefetching && n*connStateBytes > prefetchAbove
+	s.slab = rc.NewSlab(2 * n)
+	s.arena = newArena(bufs)
+	for i := range qps {
+		spec := &qps[i]
+		for k := 0; k < spec.count(); k++ {
+			if err := s.addConn(spec, s.nics[hostIdx[spec.From]], s.nics[hostIdx[spec.To]]); err != nil {
+				return nil, err
+			}
+			if spec.StartNS > 0 {
+				if s.startAt == nil {
+					s.startAt = make([]sim.Time, n)
+				}
+				s.startAt[len(s.conns)-1] = nsTime(spec.StartNS)
+			}
+		}
+	}
+	if s.fab != nil {
+		s.fab.startFlows(s, qps)
+	}
+
+	if opt.Trace != nil {
+		if err := s.startTrace(); err != nil {
+			return nil, err
+		}
+	}
+	if opt.SampleQueues != nil || opt.SampleRates != nil {
+		if s.fab == nil {
+			return nil, errors.New("roce: samples are for fabric scenarios (with a topology)")
+		}
+		if opt.SampleInterval <= 0 {
+			return nil, fmt.Errorf("roce: sample interval %v: want more than 0", opt.SampleInterval)
+		}
+	}
+	return s, nil
+}
+
+// buildLinks makes the switch, if the scenario has one, and the links of a
+// scenario that lists them.
+func (s *Sim) buildLinks(hostIdx map[string]int) {
+	sc := s.sc
 	var sw *sim.Switch
 	if w := sc.Switch; w != nil {
 		ports := 0
@@ -230,33 +316,6 @@ func New(sc *Scenario, opt Options) (*Sim, error) {
 		}
 	}
 
-	// Connections.
-	n := 0
-	var bufs int64
-	for i := range sc.QPs {
-		spec := &sc.QPs[i]
-		n += spec.count()
-		bufs += int64(bufferBytes(spec, newGenerator(&spec.Work, 0))) * int64(spec.count())
-	}
-	s.connArr = newConns(n)
-	s.prefetch = prefetching && n*connStateBytes > prefetchAbove
-	s.slab = rc.NewSlab(2 * n)
-	s.arena = newArena(bufs)
-	for i := range sc.QPs {
-		spec := &sc.QPs[i]
-		for k := 0; k < spec.count(); k++ {
-			if err := s.addConn(spec, s.nics[hostIdx[spec.From]], s.nics[hostIdx[spec.To]]); err != nil {
-				return nil, err
-			}
-		}
-	}
-
-	if opt.Trace != nil {
-		if err := s.startTrace(); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
 }
 
 // bufferBytes is the memory a connection of spec needs (in floating point,
@@ -366,15 +425,34 @@ func newEnd(c *conn, q *rc.QP, local, remote *nic, isReq bool) qpEnd {
 		udpSrc: packet.UDPSourcePort(0, cfg.QPN, cfg.DestQPN)}
 }
 
-// startTrace writes the capture header and installs the Tap.
+// startTrace writes the capture header and installs the Tap. A fabric
+// run traces the links Options.TraceLinks selects, one pcapng interface
+// each in topology link order (classic pcap: all in one).
 func (s *Sim) startTrace() error {
 	f := s.opt.TraceFormat
 	w, err := pcap.NewWriter(s.opt.Trace, f, pcap.LinkTypeEthernet)
 	if err != nil {
 		return err
 	}
+	n := len(s.net.Links())
+	if s.fab != nil {
+		links, err := s.fab.traceLinks(s.opt.TraceLinks, s)
+		if err != nil {
+			return err
+		}
+		sort.Ints(links)
+		s.traceIf = make([]int32, n)
+		for i := range s.traceIf {
+			s.traceIf[i] = -1
+		}
+		for k, l := range links {
+			s.traceIf[l] = int32(k)
+			s.traced = append(s.traced, s.net.Links()[l].Name())
+		}
+		n = len(links)
+	}
 	if f == pcap.FormatPcapng {
-		for range len(s.net.Links()) - 1 {
+		for range n - 1 {
 			if _, err := w.AddInterface(pcap.LinkTypeEthernet); err != nil {
 				return err
 			}
@@ -389,6 +467,11 @@ func (s *Sim) startTrace() error {
 func (s *Sim) tap(now sim.Time, link int, _ sim.Direction, frame []byte) {
 	if s.traceErr != nil {
 		return
+	}
+	if s.traceIf != nil {
+		if link = int(s.traceIf[link]); link < 0 {
+			return
+		}
 	}
 	r := &s.rec
 	r.Time = time.Unix(0, int64(now/sim.Nanosecond))
@@ -425,8 +508,12 @@ func (s *Sim) Run() (*Summary, error) {
 	}
 	s.ran = true
 	start := time.Now()
-	for _, c := range s.conns {
-		c.start()
+	for i, c := range s.conns {
+		if s.startAt != nil && s.startAt[i] > 0 {
+			s.eng.Schedule(s.startAt[i], (*starter)(s), 0, uint64(i))
+			continue
+		}
+		c.start(0)
 	}
 	for _, n := range s.nics {
 		n.kick(0)
@@ -434,6 +521,7 @@ func (s *Sim) Run() (*Summary, error) {
 	if s.total == 0 {
 		s.finished = true
 	}
+	s.startSampler()
 	eng := s.eng
 	every := s.opt.ProgressEvery
 	next := every
@@ -454,6 +542,9 @@ func (s *Sim) Run() (*Summary, error) {
 		s.opt.Progress(Progress{Completed: s.done, Total: s.total, SimTime: end, Events: eng.Events(), Done: true})
 	}
 	err := s.traceErr
+	if s.samp != nil && s.samp.err != nil && err == nil {
+		err = fmt.Errorf("samples: %w", s.samp.err)
+	}
 	if s.trace != nil {
 		if ferr := s.trace.Flush(); err == nil {
 			err = ferr

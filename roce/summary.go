@@ -89,6 +89,9 @@ type Summary struct {
 	// exactly once each, in posting order.
 	CompletionOrderOK bool `json:"completion_order_ok"`
 
+	// A fabric run's flows, FCTs and ports (FabricSummary's keys).
+	*FabricSummary
+
 	scenario string
 }
 
@@ -213,13 +216,26 @@ func (s *Sim) summary(end sim.Time, wall time.Duration) *Summary {
 			net.PFCPauses += c.PauseFrames
 			net.PFCPausedNS += c.PausedTime.Nanoseconds()
 		}
+		if s.fab != nil {
+			continue
+		}
 		for _, p := range []*sim.Port{l.A(), l.B()} {
 			if p != nil && p.Link() != nil && s.isSwitchPort(p) {
 				net.PeakQueue = max(net.PeakQueue, p.PeakQueuedBytes())
 			}
 		}
 	}
+	if s.fab != nil {
+		for _, sw := range s.fab.switches {
+			for i := 0; i < sw.NumPorts(); i++ {
+				net.PeakQueue = max(net.PeakQueue, sw.Port(i).PeakQueuedBytes())
+			}
+		}
+	}
 	sum.scenario = s.describe()
+	if s.fab != nil {
+		sum.FabricSummary = s.fabricSummary()
+	}
 	return sum
 }
 
@@ -236,6 +252,17 @@ func (s *Sim) isSwitchPort(p *sim.Port) bool {
 func (s *Sim) describe() string {
 	sc := s.sc
 	var b strings.Builder
+	if f := s.fab; f != nil {
+		fs := sc.flowSpec()
+		mtu := fs.MTU
+		if mtu == 0 {
+			mtu = DefaultMTU
+		}
+		fmt.Fprintf(&b, "%s (%s, %s, %s), %s: %s of RDMA %s, MTU %d, seed %d", sc.Topology,
+			plural.Count(len(s.nics), "host"), plural.Count(len(f.switches), "switch"), plural.Count(len(s.net.Links()), "link"),
+			sc.Traffic, plural.Count(f.flows, "flow"), strings.ToUpper(fs.Op), mtu, sc.Seed)
+		return b.String()
+	}
 	fmt.Fprintf(&b, "%s, %s", plural.Count(len(sc.Hosts), "host"), plural.Count(len(sc.Links), "link"))
 	if sc.Switch != nil {
 		fmt.Fprintf(&b, " through switch %s", sc.Switch.Name)
@@ -311,6 +338,31 @@ func (sum *Summary) WriteText(w io.Writer) error {
 		integrity += "; completions out of posting order"
 	}
 	line("integrity", "%s", integrity)
+	if f := sum.FabricSummary; f != nil {
+		flows := fmt.Sprintf("%d of %d completed with every byte verified", f.FlowsCompleted, f.Flows)
+		if f.FlowsCompleted == f.Flows {
+			flows = fmt.Sprintf("all %d completed with every byte verified", f.Flows)
+		}
+		if f.FlowsFailed > 0 {
+			flows += fmt.Sprintf("; %d FAILED", f.FlowsFailed)
+		}
+		if rest := f.Flows - f.FlowsCompleted - f.FlowsFailed; rest > 0 {
+			flows += fmt.Sprintf("; %d did not finish (stopped or stalled)", rest)
+		}
+		line("flows", "%s", flows)
+		for _, bk := range f.FCTSlowdown {
+			line("FCT slowdown", "%-11s p50 %.3g  p95 %.3g  p99 %.3g  (%s)", bk.Bucket, bk.P50, bk.P95, bk.P99, plural.Count(bk.Flows, "flow"))
+		}
+		line("fabric", "max switch queue %s; %s; %s; drops: %d queue, %d buffer, %d loss, %d dead, %d no route",
+			humanBytes(float64(f.MaxQueueBytes)), plural.Count(f.PFCPauses, "PFC pause"), plural.Count(f.ECNMarks, "ECN mark"),
+			f.Drops["queue"], f.Drops["buffer"], f.Drops["loss"], f.Drops["dead"], f.Drops["no_route"])
+		if f.Reroutes > 0 {
+			line("routing", "recomputed %s after links went down or up", plural.Count(f.Reroutes, "time"))
+		}
+		if len(f.TracedLinks) > 0 {
+			line("trace", "links %s (pcapng interfaces in that order)", strings.Join(f.TracedLinks, ", "))
+		}
+	}
 	line("engine", "%s in %.3f s wall: %.3g events/s, %.3g packets/s (%.3g with data)",
 		plural.Count(sum.Events, "event"), sum.WallSeconds, sum.EventsPerSecond, sum.PacketsPerSecond, sum.DataPacketsPerSecond)
 	_, err := io.WriteString(w, b.String())
