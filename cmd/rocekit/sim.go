@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/rocekit/rocekit/pcap"
 	"github.com/rocekit/rocekit/roce"
+	"github.com/rocekit/rocekit/sim"
 )
 
 const simUsage = `usage: rocekit sim [flags]
@@ -30,6 +32,17 @@ change the default scenario, or the one given with --scenario (a JSON file;
 built-in scenario's, and a flag not given keeps the scenario's value.
 --trace writes every frame on every link to a capture that rocekit decode
 and tshark read.
+
+Fabrics: --topology (fat-tree:k=8, leaf-spine:leaves=4,spines=2,hosts=8,
+dragonfly:a=4,p=2,h=2, star:hosts=3, or an HPCC ns-3 or rocekit JSON
+topology file) with --traffic (permutation:size=10MB, incast:n=15,size=2MB,
+all-to-all:size=1MB, poisson:load=0.3,cdf=websearch,duration=10ms, or an
+HPCC ns-3 flow file; default permutation:size=1MB) runs one RC connection
+of RDMA WRITEs per flow over switches with per-priority queues, a shared
+buffer, RED ECN marking, PFC at every hop (RoCE in lossless priority 3) and
+ECMP on the RoCEv2 UDP source port. --fct writes each flow's completion
+time, --samples queue lengths and flow rates over time; --trace records the
+links --trace-links names (default: the first flow's two host links).
 
 Exit status: 0 when the run finished (whatever the completion statuses),
 1 when data integrity or completion order failed or the trace could not be
@@ -70,6 +83,14 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.Bool("json", false, "print the summary as one JSON object")
 	printScenario := fs.Bool("print-scenario", false, "print the scenario (after flags) as JSON and exit")
 	strict := fs.Bool("strict", false, "exit 1 unless every work request completed with SUCCESS")
+	topology := fs.String("topology", "", "run a fabric: a topology `spec` or file (see above; default: no fabric)")
+	trafficSpec := fs.String("traffic", "", "the fabric's flows: a `pattern` or HPCC flow file (default permutation:size=1MB)")
+	hostGbps := fs.Float64("host-gbps", roce.DefaultHostGbps, "fabric: rate of host links in `Gb/s`")
+	fabricGbps := fs.Float64("fabric-gbps", 0, "fabric: rate of switch-to-switch links in `Gb/s` (0: --host-gbps)")
+	fctFile := fs.String("fct", "", "fabric: write every flow's completion time to this CSV `file` (default: none)")
+	samples := fs.String("samples", "", "fabric: write PREFIX.queues.csv and PREFIX.rates.csv every --sample-interval (`PREFIX`; default: no samples)")
+	sampleEvery := fs.Duration("sample-interval", 10*time.Microsecond, "fabric: simulated `time` between samples")
+	traceLinks := fs.String("trace-links", "", "fabric: links --trace records: all, hosts, or node and a--b link `names`, comma-separated (default: the first flow's host links)")
 	rest, code, ok := parseArgs(fs, simUsage, args, stdout, stderr)
 	if !ok {
 		return code
@@ -82,17 +103,33 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 
 	var sc *roce.Scenario
 	var err error
-	if *scenario != "" {
+	switch {
+	case *scenario != "":
 		if sc, err = roce.LoadScenario(*scenario); err != nil {
 			return usageError(stderr, "sim", "%v", err)
 		}
-	} else {
+	case set["topology"]:
+		sc = &roce.Scenario{Seed: def.Seed, Topology: *topology, Traffic: roce.DefaultTraffic}
+	default:
 		sc = roce.DefaultScenario()
 	}
-	if err := applySimFlags(sc, set, simFlags{
-		loss: *loss, messages: *messages, size: *size, op: *op, mtu: *mtu, seed: *seed, qps: *qps,
-		bandwidth: *bandwidth, delay: *delay, outstanding: *outstanding, stop: *stop,
-	}); err != nil {
+	if set["topology"] || sc.IsFabric() {
+		err = applyFabricFlags(sc, set, fabricFlags{
+			topology: *topology, traffic: *trafficSpec, hostGbps: *hostGbps, fabricGbps: *fabricGbps,
+			loss: *loss, op: *op, mtu: *mtu, seed: *seed, delay: *delay, outstanding: *outstanding, stop: *stop,
+		})
+	} else {
+		for _, f := range []string{"traffic", "host-gbps", "fabric-gbps", "fct", "samples", "sample-interval", "trace-links"} {
+			if set[f] {
+				return usageError(stderr, "sim", "--%s is for fabric runs: give --topology, or a scenario with a topology", f)
+			}
+		}
+		err = applySimFlags(sc, set, simFlags{
+			loss: *loss, messages: *messages, size: *size, op: *op, mtu: *mtu, seed: *seed, qps: *qps,
+			bandwidth: *bandwidth, delay: *delay, outstanding: *outstanding, stop: *stop,
+		})
+	}
+	if err != nil {
 		return usageError(stderr, "sim", "%v", err)
 	}
 	if err := sc.Validate(); err != nil {
@@ -110,7 +147,27 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	opt := roce.Options{Snaplen: *snaplen}
+	opt := roce.Options{Snaplen: *snaplen, TraceLinks: *traceLinks}
+	if set["sample-interval"] && *sampleEvery <= 0 {
+		return usageError(stderr, "sim", "--sample-interval %v: want more than 0", *sampleEvery)
+	}
+	if *samples != "" {
+		opt.SampleInterval = sim.FromDuration(*sampleEvery)
+		for _, x := range []struct {
+			ext string
+			w   *io.Writer
+		}{{".queues.csv", &opt.SampleQueues}, {".rates.csv", &opt.SampleRates}} {
+			f, err := os.Create(*samples + x.ext)
+			if err != nil {
+				fmt.Fprintf(stderr, "rocekit sim: %v\n", err)
+				return 1
+			}
+			defer f.Close()
+			bw := bufio.NewWriterSize(f, 1<<16)
+			defer bw.Flush()
+			*x.w = bw
+		}
+	}
 	var traceFile *os.File
 	if *trace != "" {
 		if traceFile, err = os.Create(*trace); err != nil {
@@ -144,6 +201,12 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 			status = 1
 		}
 	}
+	if *fctFile != "" {
+		if err := writeFCT(*fctFile, s.Flows()); err != nil {
+			fmt.Fprintf(stderr, "rocekit sim: --fct: %v\n", err)
+			status = 1
+		}
+	}
 	if *jsonOut {
 		stdout.Write(sum.JSON())
 	} else {
@@ -159,6 +222,101 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		status = 1
 	}
 	return status
+}
+
+type fabricFlags struct {
+	topology, traffic, op string
+	hostGbps, fabricGbps  float64
+	loss, delay           float64
+	mtu, outstanding      int
+	seed                  uint64
+	stop                  time.Duration
+}
+
+// applyFabricFlags changes a fabric scenario as the flags that were given
+// say; the flags about hosts, links and QPs of the other kind of scenario
+// are refused.
+func applyFabricFlags(sc *roce.Scenario, set map[string]bool, f fabricFlags) error {
+	for _, name := range []string{"messages", "size", "qps", "bandwidth"} {
+		if set[name] {
+			return fmt.Errorf("--%s does not apply to a fabric run: its flows come from --traffic and its rates from --host-gbps and --fabric-gbps", name)
+		}
+	}
+	if set["topology"] {
+		sc.Topology = f.topology
+	}
+	if set["traffic"] {
+		sc.Traffic = f.traffic
+	}
+	if set["host-gbps"] {
+		if !(f.hostGbps > 0) {
+			return fmt.Errorf("--host-gbps %v: want more than 0", f.hostGbps)
+		}
+		sc.HostGbps = f.hostGbps
+	}
+	if set["fabric-gbps"] {
+		if !(f.fabricGbps > 0) {
+			return fmt.Errorf("--fabric-gbps %v: want more than 0", f.fabricGbps)
+		}
+		sc.FabricGbps = f.fabricGbps
+	}
+	if set["delay"] {
+		d := f.delay
+		sc.DelayNS = &d
+	}
+	if set["seed"] {
+		sc.Seed = f.seed
+	}
+	if set["stop"] {
+		if f.stop < 0 {
+			return fmt.Errorf("--stop %v: negative", f.stop)
+		}
+		sc.StopNS = float64(f.stop.Nanoseconds())
+	}
+	if set["op"] || set["mtu"] || set["outstanding"] {
+		if sc.Flow == nil {
+			sc.Flow = &roce.FlowSpec{}
+		}
+		if set["op"] {
+			sc.Flow.Op = f.op
+		}
+		if set["mtu"] {
+			sc.Flow.MTU = f.mtu
+		}
+		if set["outstanding"] {
+			if f.outstanding < 1 {
+				return fmt.Errorf("--outstanding %d: want 1 or more", f.outstanding)
+			}
+			sc.Flow.Outstanding = f.outstanding
+		}
+	}
+	if set["loss"] {
+		if sc.Fabric == nil {
+			sc.Fabric = &roce.FabricSpec{}
+		}
+		if sc.Fabric.LinkFaults == nil {
+			sc.Fabric.LinkFaults = &roce.FaultSpec{}
+		}
+		sc.Fabric.LinkFaults.Loss = f.loss
+	}
+	return nil
+}
+
+// writeFCT writes the flows' completion times as CSV.
+func writeFCT(name string, flows []roce.FlowResult) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	b := append([]byte(roce.FCTHeader), '\n')
+	for _, r := range flows {
+		b = r.AppendCSV(b)
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 type simFlags struct {
@@ -265,7 +423,9 @@ func memoryHint(key string, set map[string]bool, file string) string {
 var simFlagFields = map[string]string{
 	"links[].bandwidth_gbps": "bandwidth", "links[].delay_ns": "delay",
 	"links[].faults.loss": "loss", "links[].a_to_b.loss": "loss", "links[].b_to_a.loss": "loss",
-	"stop_ns": "stop", "qps[].count": "qps", "qps[].mtu": "mtu", "qps[].outstanding": "outstanding",
+	"stop_ns": "stop", "qps[].count": "qps", "topology": "topology", "traffic": "traffic",
+	"host_gbps": "host-gbps", "fabric_gbps": "fabric-gbps", "delay_ns": "delay", "flow.mtu": "mtu",
+	"flow.op": "op", "flow.outstanding": "outstanding", "fabric.link_faults.loss": "loss", "qps[].mtu": "mtu", "qps[].outstanding": "outstanding",
 	"qps[].work.count": "messages", "qps[].work.size": "size", "qps[].work.op": "op",
 }
 

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rocekit/rocekit/internal/oracle"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSimFabricCLI runs a fabric from the command line: --fct and
+// --samples write their CSVs, --json has the fabric's keys, the text
+// summary says every flow completed.
+func TestSimFabricCLI(t *testing.T) {
+	dir := t.TempDir()
+	fct, samples := filepath.Join(dir, "fct.csv"), filepath.Join(dir, "run")
+	code, out, errs := simCLI("sim", "--topology", "star:hosts=5", "--traffic", "incast:n=4,size=200KB",
+		"--fct", fct, "--samples", samples, "--sample-interval", "5us", "--json")
+	require.Equal(t, 0, code, errs)
+	var sum map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &sum))
+	assert.EqualValues(t, 4, sum["flows"])
+	assert.EqualValues(t, 4, sum["flows_completed"])
+	for _, k := range []string{"fct_slowdown", "pfc_pauses", "ecn_marks", "max_queue_bytes", "drops", "data_packets", "ports"} {
+		assert.Contains(t, sum, k)
+	}
+
+	b, err := os.ReadFile(fct)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	require.Len(t, lines, 5)
+	assert.Equal(t, "flow,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,ok", lines[0])
+	for _, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		require.Len(t, f, 10, l)
+		assert.Equal(t, "h0", f[2], "incast into host 0")
+		assert.Equal(t, "200000", f[3])
+		assert.Equal(t, "true", f[9])
+	}
+	for _, ext := range []string{".queues.csv", ".rates.csv"} {
+		b, err := os.ReadFile(samples + ext)
+		require.NoError(t, err)
+		assert.Greater(t, strings.Count(string(b), "\n"), 10, ext)
+	}
+
+	code, out, errs = simCLI("sim", "--topology", "star:hosts=5", "--traffic", "incast:n=4,size=200KB")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "rocekit sim: star:hosts=5 (5 hosts, 1 switch, 5 links), incast:n=4,size=200KB: 4 flows of RDMA WRITE")
+	assert.Contains(t, out, "  flows         all 4 completed with every byte verified\n")
+	assert.Contains(t, out, "  FCT slowdown  100KB-1MB ")
+}
+
+// TestSimFabricUsageErrors: fabric flags in the wrong place and bad specs
+// are one-line usage errors with exit status 2.
+func TestSimFabricUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--traffic", "incast:n=2,size=1MB"}, "--traffic is for fabric runs: give --topology"},
+		{[]string{"--topology", "star:hosts=3", "--size", "100"}, "--size does not apply to a fabric run"},
+		{[]string{"--topology", "fat-tree:k=3"}, "rocekit sim: --topology fat-tree:k=3: fat-tree: k = 3, must be even"},
+		{[]string{"--topology", "star:hosts=3", "--traffic", "incast:n=9,size=1MB"}, "rocekit sim: --traffic incast:n=9,size=1MB: "},
+		{[]string{"--topology", "star:hosts=3", "--host-gbps", "0"}, "--host-gbps 0: want more than 0"},
+		{[]string{"--topology", "star:hosts=3", "--trace", os.DevNull, "--trace-links", "nowhere"}, `--trace-links: "nowhere" is not a node or a link`},
+	} {
+		code, out, errs := simCLI(append([]string{"sim"}, c.args...)...)
+		assert.Equal(t, 2, code, "%v: %s", c.args, errs)
+		assert.Empty(t, out, "%v", c.args)
+		first, _, _ := strings.Cut(errs, "\n")
+		assert.Contains(t, first, c.want, "%v", c.args)
+		assert.Equal(t, 2, strings.Count(errs, "\n"), "%v: %q", c.args, errs)
+	}
+}
+
+// TestSimFabricTrace: a traced fabric run with PFC writes one pcapng
+// interface per chosen link; tshark decodes its PFC frames as 802.1Qbb
+// pauses of priority 3 only and its RoCE frames with good ICRCs (rocekit
+// decode agrees on the count).
+func TestSimFabricTrace(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "fabric.pcapng")
+	sc := filepath.Join(dir, "incast.json")
+	require.NoError(t, os.WriteFile(sc, []byte(`{"seed":1,"topology":"star:hosts=9","traffic":"incast:n=8,size=300KB",
+		"fabric":{"buffer_bytes":400000}}`), 0o644))
+	code, out, errs := simCLI("sim", "--scenario", sc, "--trace", trace, "--trace-links", "h0--s0,h1", "--json")
+	require.Equal(t, 0, code, errs)
+	var sum map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &sum))
+	require.Equal(t, []any{"h0--s0", "h1--s0"}, sum["traced_links"])
+	require.Positive(t, sum["pfc_pauses"].(float64))
+
+	code, out, errs = simCLI("decode", "--summary", "--format", "json", trace)
+	require.Equal(t, 0, code, errs)
+	var dsum map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &dsum))
+
+	rows := oracle.Tshark(t, "|", "-r", trace, "-T", "fields", "-E", "separator=|", "-e", "frame.interface_id",
+		"-e", "macc.opcode", "-e", "macc.cbfc.enbv", "-e", "macc.cbfc.pause_time.c3", "-e", "infiniband.bth.opcode",
+		"-e", "_ws.malformed")
+	pauses, roce := 0, 0
+	for i, r := range rows {
+		require.Len(t, r, 6, "row %d", i+1)
+		assert.Contains(t, []string{"0", "1"}, r[0])
+		assert.Empty(t, r[5], "frame %d malformed", i+1)
+		switch {
+		case r[1] != "":
+			assert.Equal(t, "0x0101", r[1], "frame %d: a PFC frame", i+1)
+			assert.Equal(t, "0x0008", r[2], "frame %d: priority 3 only", i+1)
+			pauses++
+		case r[4] != "":
+			roce++
+		}
+	}
+	assert.Positive(t, pauses)
+	assert.Positive(t, roce)
+	t.Logf("tshark: %d PFC frames, %d RoCE frames on the two traced links; decode: %v frames", pauses, roce, dsum["frames"])
+}
