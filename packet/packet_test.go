@@ -284,6 +284,14 @@ func TestUDPSourcePort(t *testing.T) {
 	assert.GreaterOrEqual(t, p, uint16(0xC000))
 	assert.Equal(t, p, packet.UDPSourcePort(0, 0x12, 0x11), "symmetric")
 	assert.Equal(t, uint16(0xC000|0x2345^(0x12345>>14)), packet.UDPSourcePort(0x12345, 1, 2))
+	// From the QPNs (fabric-facts §2), by hand:
+	// 0x11 x 0x12 = 0x132; both xor-shifts leave it; flow label 0x132;
+	// (0x132 & 0x3FFF) ^ (0x132 >> 14) = 0x132; | 0xC000 = 0xC132.
+	assert.Equal(t, uint16(0xC132), packet.UDPSourcePort(0, 0x11, 0x12))
+	// 0x123456 x 0xABCDEF = 0xC379A59BA4A; ^ >>20: 0xC379A9AC3EF;
+	// ^ >>40: 0xC379A9AC3E3; flow label 0xAC3E3;
+	// 0x3E3 ^ (0xAC000 >> 14 = 0x2B) = 0x3C8; | 0xC000 = 0xC3C8.
+	assert.Equal(t, uint16(0xC3C8), packet.UDPSourcePort(0, 0x123456, 0xABCDEF))
 }
 
 // A frame cut short (a snap length, a damaged record) is still recognised as

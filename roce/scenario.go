@@ -26,11 +26,11 @@ type Scenario struct {
 	// happen).
 	StopNS float64 `json:"stop_ns,omitempty"`
 	// Hosts are the end nodes; each has one NIC, so one link.
-	Hosts []HostSpec `json:"hosts"`
+	Hosts []HostSpec `json:"hosts,omitempty"`
 	// Switch, if set, is a store-and-forward switch that links may join.
 	Switch *SwitchSpec `json:"switch,omitempty"`
 	// Links join two hosts, or a host and the switch.
-	Links []LinkSpec `json:"links"`
+	Links []LinkSpec `json:"links,omitempty"`
 	// QPs are the connections: each entry is Count RC connections from a
 	// requester QP on From to a responder QP on To.
 	QPs []QPSpec `json:"qps,omitempty"`

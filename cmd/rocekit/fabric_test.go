@@ -54,6 +54,33 @@ func TestSimFabricCLI(t *testing.T) {
 	assert.Contains(t, out, "  FCT slowdown  100KB-1MB ")
 }
 
+// TestSimFabricPrintScenario: --print-scenario prints the fabric scenario
+// the flags make, and it runs the same from the file.
+func TestSimFabricPrintScenario(t *testing.T) {
+	code, out, errs := simCLI("sim", "--topology", "leaf-spine:leaves=2,spines=2,hosts=2", "--traffic", "all-to-all:size=20KB",
+		"--host-gbps", "25", "--fabric-gbps", "50", "--delay", "500", "--mtu", "1024", "--loss", "0.001", "--print-scenario")
+	require.Equal(t, 0, code, errs)
+	var sc map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &sc))
+	assert.Equal(t, "leaf-spine:leaves=2,spines=2,hosts=2", sc["topology"])
+	assert.Equal(t, "all-to-all:size=20KB", sc["traffic"])
+	assert.EqualValues(t, 25, sc["host_gbps"])
+	assert.EqualValues(t, 50, sc["fabric_gbps"])
+	assert.EqualValues(t, 500, sc["delay_ns"])
+	assert.EqualValues(t, 1024, sc["flow"].(map[string]any)["mtu"])
+	assert.EqualValues(t, 0.001, sc["fabric"].(map[string]any)["link_faults"].(map[string]any)["loss"])
+	assert.NotContains(t, sc, "hosts")
+	assert.NotContains(t, sc, "qps")
+	file := filepath.Join(t.TempDir(), "fabric.json")
+	require.NoError(t, os.WriteFile(file, []byte(out), 0o644))
+	code, out, errs = simCLI("sim", "--scenario", file, "--json")
+	require.Equal(t, 0, code, errs)
+	var sum map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &sum))
+	assert.EqualValues(t, 12, sum["flows"])
+	assert.EqualValues(t, 12, sum["flows_completed"])
+}
+
 // TestSimFabricUsageErrors: fabric flags in the wrong place and bad specs
 // are one-line usage errors with exit status 2.
 func TestSimFabricUsageErrors(t *testing.T) {
