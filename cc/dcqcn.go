@@ -24,7 +24,7 @@ const never = sim.MaxTime
 // Each expiry of the increase timer (every IncreaseTimer) and each
 // ByteCounter bytes sent count one stage of their own and raise the rate:
 //
-//   - fast recovery: RC = (RT+RC)/2;
+//   - fast recovery: RC = (RT+RC)/2 (rounded up to whole b/s);
 //   - additive increase: RT = min(line, RT+R_AI); RC = (RT+RC)/2;
 //   - hyper increase: RT = min(line, RT + i*R_HAI); RC = (RT+RC)/2.
 //
@@ -260,7 +260,7 @@ func (d *DCQCN) increase(timer bool) {
 		}
 		d.rt = min(d.line, d.rt+i*d.rhai)
 	}
-	d.rc = (d.rt + d.rc) / 2
+	d.rc = (d.rt + d.rc + 1) / 2 // rounded up, so that RC reaches RT
 	if d.rc >= d.line && d.rt >= d.line {
 		d.rc = d.line
 		d.incAt = never
