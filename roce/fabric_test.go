@@ -344,3 +344,23 @@ func TestFabricScenarioErrors(t *testing.T) {
 		require.Contains(t, err.Error(), tc.want, tc.js)
 	}
 }
+
+// TestFabricMemoryFollowsRunningFlows: flows take their buffers when they
+// start and give them back when they finish, so 50 flows one after the
+// other hold one flow's buffers at a time, and the pool's buffers are
+// reused.
+func TestFabricMemoryFollowsRunningFlows(t *testing.T) {
+	var b strings.Builder
+	fmt.Fprintln(&b, 50)
+	for i := 0; i < 50; i++ {
+		fmt.Fprintf(&b, "%d %d 3 100 100000 %.6f\n", i%4, 4+i%4, float64(i)*100e-6)
+	}
+	flows := filepath.Join(t.TempDir(), "flows.txt")
+	require.NoError(t, os.WriteFile(flows, []byte(b.String()), 0o644))
+	s, sum := runFabric(t, fmt.Sprintf(`{"seed":1,"topology":"star:hosts=8","traffic":%q}`, flows), Options{})
+	require.Equal(t, 50, sum.FlowsCompleted)
+	one := int64(slotSize(100000)) // one WR of 100,000 bytes: one slot
+	require.Equal(t, one, s.fab.bufs.peak)
+	require.Zero(t, s.fab.bufs.bytes)
+	require.Len(t, s.fab.bufs.free[int(one)], 1, "one buffer, reused by every flow")
+}

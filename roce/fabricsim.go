@@ -48,6 +48,8 @@ type fabric struct {
 	ideal  []sim.Time // ideal FCT by connection
 	bad    []bool     // a WR of the flow failed or its data check did
 
+	bufs bufPool // the running flows' buffers
+
 	// ends has, for QP end 2i (connection i's requester) and 2i+1 (its
 	// responder), where its frames go and their flow key: the NICs pass
 	// the end's number to the switches instead of the destination host,
@@ -440,6 +442,61 @@ const (
 	rethLen  = reth.Len
 	ackFrame = minFrame + aeth.Len
 )
+
+// takeBuffers gives a flow's connection its buffers when it starts (the
+// responder's region, READ destinations, receive buffers), from buffers
+// finished flows gave back, so that memory follows the flows running at a
+// time, not all the flows of the run.
+func (f *fabric) takeBuffers(c *conn) {
+	n := int(c.q) * int(c.slot)
+	if c.gen.hasResp {
+		c.local = f.bufs.get(n)
+	}
+	c.mr.Buf = f.bufs.get(n)
+	if c.gen.hasSend {
+		c.recvBuf = f.bufs.get(c.recvDepth * int(c.slot))
+	}
+}
+
+// releaseBuffers takes them back once the flow's last work request has
+// completed and been checked. Frames still on their way to the flow
+// (duplicates, late retransmissions) find its QPs past them: the
+// responder writes no duplicate, and the requester takes no response for
+// a completed WR.
+func (f *fabric) releaseBuffers(c *conn) {
+	for _, b := range []*[]byte{&c.local, &c.mr.Buf, &c.recvBuf} {
+		if *b != nil {
+			f.bufs.put(*b)
+			*b = nil
+		}
+	}
+}
+
+// bufPool keeps freed buffers by size for reuse.
+type bufPool struct {
+	free  map[int][][]byte
+	bytes int64 // held by flows now
+	peak  int64
+}
+
+func (p *bufPool) get(n int) []byte {
+	p.bytes += int64(n)
+	p.peak = max(p.peak, p.bytes)
+	if l := p.free[n]; len(l) > 0 {
+		b := l[len(l)-1]
+		p.free[n] = l[:len(l)-1]
+		return b
+	}
+	return make([]byte, n)
+}
+
+func (p *bufPool) put(b []byte) {
+	p.bytes -= int64(len(b))
+	if p.free == nil {
+		p.free = map[int][][]byte{}
+	}
+	p.free[len(b)] = append(p.free[len(b)], b[:len(b):len(b)])
+}
 
 // flowDone records a connection's last completion.
 func (f *fabric) flowDone(id int, now sim.Time) {

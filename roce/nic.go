@@ -307,6 +307,9 @@ func (c *conn) postTime(slot int) *sim.Time {
 
 // start posts the receive buffers and the first work requests.
 func (c *conn) start(now sim.Time) {
+	if f := c.s.fab; f != nil {
+		f.takeBuffers(c)
+	}
 	for i := 0; i < c.recvDepth; i++ {
 		c.postRecv()
 	}
@@ -464,6 +467,9 @@ func (c *conn) onSend(now sim.Time, cp *rc.Completion) {
 	}
 	if cp.ByteLen != uint32(size) {
 		c.fail("WR %d: completion length %d, want %d", n, cp.ByteLen, size)
+	}
+	if f := s.fab; f != nil && c.completed == c.gen.count {
+		f.releaseBuffers(c)
 	}
 }
 

@@ -199,7 +199,9 @@ func New(sc *Scenario, opt Options) (*Sim, error) {
 	s.connArr = newConns(n)
 	s.prefetch = prefetching && n*connStateBytes > prefetchAbove
 	s.slab = rc.NewSlab(2 * n)
-	s.arena = newArena(bufs)
+	if plan == nil {
+		s.arena = newArena(bufs)
+	}
 	for i := range qps {
 		spec := &qps[i]
 		for k := 0; k < spec.count(); k++ {
@@ -370,17 +372,22 @@ func (s *Sim) addConn(spec *QPSpec, from, to *nic) error {
 	c.gen = *newGenerator(&spec.Work, connKey(s.sc.Seed, id))
 	c.slot = uint32(slotSize(c.gen.maxSize))
 	q, slot := int(c.q), int(c.slot)
-	if c.gen.hasResp {
-		c.local = s.arena.take(q * slot)
-	}
-	c.mr = rc.MR{Addr: 0x10000000, RKey: 0x100 + uint32(id), Access: rc.AccessAll, Buf: s.arena.take(q * slot)}
+	c.mr = rc.MR{Addr: 0x10000000, RKey: 0x100 + uint32(id), Access: rc.AccessAll}
 	if q > postInline {
 		c.postBig = make([]sim.Time, q)
 	}
 	if c.gen.hasSend {
 		c.recvDepth = spec.recvDepth()
-		c.recvBuf = s.arena.take(c.recvDepth * slot)
 		c.repostDelay = nsTime(spec.RecvRepostDelayNS)
+	}
+	if s.fab == nil { // a fabric's flows take their buffers when they start (takeBuffers)
+		if c.gen.hasResp {
+			c.local = s.arena.take(q * slot)
+		}
+		c.mr.Buf = s.arena.take(q * slot)
+		if c.gen.hasSend {
+			c.recvBuf = s.arena.take(c.recvDepth * slot)
+		}
 	}
 	mem := &c.mem
 	if err := mem.Register(&c.mr); err != nil {
