@@ -396,6 +396,9 @@ func (sc *Scenario) validateFabric() error {
 			return err
 		}
 	}
+	if err := sc.validateCC(); err != nil {
+		return err
+	}
 	p, err := sc.plan()
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rocekit/rocekit/aeth"
+	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
 	"github.com/rocekit/rocekit/reth"
 	"github.com/rocekit/rocekit/sim"
@@ -21,6 +22,7 @@ import (
 // RoCE configurations put them; anything else in priority 0.
 const (
 	prioRoCE  = 3
+	prioCNP   = 6 // CNPs: a higher, lossy priority, ahead of data (NVIDIA's default)
 	prioOther = 0
 )
 
@@ -68,8 +70,11 @@ type endRoute struct {
 // classify is the network's Classify hook: RoCEv2 (UDP destination port
 // 4791 over IPv4, untagged) is priority 3, the rest 0.
 func classify(frame []byte) uint8 {
-	if len(frame) >= 38 && frame[12] == 0x08 && frame[13] == 0x00 && frame[23] == 17 &&
+	if len(frame) >= 43 && frame[12] == 0x08 && frame[13] == 0x00 && frame[23] == 17 &&
 		frame[36] == 0x12 && frame[37] == 0xB7 {
+		if frame[42] == byte(opcode.CNP) {
+			return prioCNP
+		}
 		return prioRoCE
 	}
 	return prioOther

@@ -30,6 +30,7 @@ type nic struct {
 	busy    bool // a frame of ours is being serialised
 	kicking bool
 	active  ring.Ring[*qpEnd] // QP ends that have packets to send
+	cnps    ring.Ring[*ccEnd] // CNPs to send, ahead of the QPs' packets
 	rx      packet.Frame
 	// tx is the frame being built, for whichever QP sends: addresses from
 	// the NIC, the peer's from the QP end, the transport from the QP. One
@@ -54,9 +55,17 @@ func (n *nic) kick(now sim.Time) {
 		return
 	}
 	n.kicking = true
+	if n.cnps.Len() > 0 {
+		n.sendCNP(now, n.cnps.Pop())
+		n.kicking = false
+		return
+	}
 	for tries := n.active.Len(); tries > 0; tries-- {
 		e := n.active.Pop()
 		e.inActive = false
+		if n.s.ccs != nil && !n.s.ccOf(e).mayPace(now) {
+			continue // woken at its pacing time, or by the ACK that opens its window
+		}
 		if n.s.prefetch {
 			n.prefetchNext()
 			n.s.ahead.Drain(aheadLines)
@@ -77,6 +86,15 @@ func (n *nic) kick(now sim.Time) {
 // transmit builds e's packet (in n.tx) as a RoCEv2/IPv4 frame with its
 // ICRC into a pooled buffer and puts it on the wire.
 func (n *nic) transmit(now sim.Time, e *qpEnd) {
+	size := n.transmitFrame(now, e)
+	if n.s.ccs != nil {
+		n.s.ccOf(e).sent(now, size)
+	}
+}
+
+// transmitFrame puts the frame in n.tx on the wire for e and returns its
+// size.
+func (n *nic) transmitFrame(now sim.Time, e *qpEnd) int {
 	s := n.s
 	ff := &n.tx
 	t := &ff.Transport
@@ -118,6 +136,7 @@ func (n *nic) transmit(now sim.Time, e *qpEnd) {
 		}
 	}
 	n.host.SendFrame(dst, fr)
+	return size
 }
 
 // Receive takes a frame that arrived at the host. As a NIC does, it drops
@@ -165,10 +184,25 @@ func (n *nic) Receive(now sim.Time, frame []byte) {
 		s.st.misaddressed++
 		return
 	}
+	ce := (*ccEnd)(nil)
+	if s.ccs != nil {
+		ce = s.ccOf(e)
+		if h.Opcode() == opcode.CNP { // for this end's data: the reaction point's input
+			s.ccst.cnpsReceived++
+			ce.onCNP(now)
+			return
+		}
+	}
 	if ip.ECN() == 3 {
 		s.st.ceReceived++
+		if ce != nil && ce.npOn && len(rx.Transport.Payload) > 0 && ce.np.OnCE(now) {
+			n.queueCNP(ce)
+		}
 	}
 	e.qp.Receive(qpTime(now), &rx.Transport)
+	if ce != nil && h.Opcode() == opcode.RCAcknowledge {
+		ce.onAck(now, nil)
+	}
 	e.service(now)
 	n.kick(now)
 }

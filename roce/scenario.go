@@ -55,6 +55,8 @@ type Scenario struct {
 	// Fabric is the switches' model; Flow what each flow's connection does.
 	Fabric *FabricSpec `json:"fabric,omitempty"`
 	Flow   *FlowSpec   `json:"flow,omitempty"`
+	// CC is every QP's congestion control (default none: line rate).
+	CC *CCSpec `json:"cc,omitempty"`
 }
 
 // HostSpec is a host. MAC and IP default to 02:00:00:00:HH:LL and
@@ -328,7 +330,19 @@ func (sc *Scenario) Validate() error {
 	if err := sc.validateLinks(kind, hostIdx); err != nil {
 		return err
 	}
+	if err := sc.validateCC(); err != nil {
+		return err
+	}
 	return sc.validateQPs(kind)
+}
+
+// validateCC checks the congestion control, if any.
+func (sc *Scenario) validateCC() error {
+	if sc.CC == nil {
+		return nil
+	}
+	_, _, _, err := sc.CC.resolve("cc")
+	return err
 }
 
 // validateHosts checks the hosts' names (unique), MAC and IPv4 addresses

@@ -102,7 +102,10 @@ type Sim struct {
 	st   counters
 	hist Histogram
 
-	fab  *fabric  // a fabric run's state; nil for others
+	fab  *fabric // a fabric run's state; nil for others
+	ccs  []ccEnd // congestion control by QP end; nil without
+	ccst ccStats
+	int  bool     // HPCC: switches stamp INT
 	samp *sampler // a fabric run's samples, if asked for
 }
 
@@ -218,6 +221,11 @@ func New(sc *Scenario, opt Options) (*Sim, error) {
 	}
 	if s.fab != nil {
 		s.fab.startFlows(s, qps)
+	}
+	if sc.CC != nil {
+		if err := s.setupCC(sc.CC); err != nil {
+			return nil, err
+		}
 	}
 
 	if opt.Trace != nil {

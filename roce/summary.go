@@ -91,6 +91,8 @@ type Summary struct {
 
 	// A fabric run's flows, FCTs and ports (FabricSummary's keys).
 	*FabricSummary
+	// Congestion control's counts (CCSummary's keys), when it runs.
+	*CCSummary
 
 	scenario string
 }
@@ -236,6 +238,7 @@ func (s *Sim) summary(end sim.Time, wall time.Duration) *Summary {
 	if s.fab != nil {
 		sum.FabricSummary = s.fabricSummary()
 	}
+	s.ccSummary(sum)
 	return sum
 }
 
@@ -338,6 +341,9 @@ func (sum *Summary) WriteText(w io.Writer) error {
 		integrity += "; completions out of posting order"
 	}
 	line("integrity", "%s", integrity)
+	if c := sum.CCSummary; c != nil {
+		line("CC", "%s", c.String())
+	}
 	if f := sum.FabricSummary; f != nil {
 		flows := fmt.Sprintf("%d of %d completed with every byte verified", f.FlowsCompleted, f.Flows)
 		if f.FlowsCompleted == f.Flows {

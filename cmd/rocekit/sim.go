@@ -83,6 +83,9 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.Bool("json", false, "print the summary as one JSON object")
 	printScenario := fs.Bool("print-scenario", false, "print the scenario (after flags) as JSON and exit")
 	strict := fs.Bool("strict", false, "exit 1 unless every work request completed with SUCCESS")
+	ccFlag := fs.String("cc", "none", "congestion control `algorithm[:preset]`: none, dcqcn or hpcc, e.g. dcqcn:ns3-mellanox (presets: dcqcn paper, ns3-mellanox, htsim; hpcc ns3, paper)")
+	var ccParams paramList
+	fs.Var(&ccParams, "cc-param", "a congestion-control parameter, repeatable (`KEY=VALUE`; keys: go doc github.com/rocekit/rocekit/cc DCQCNParams, HPCCParams; default: the preset's)")
 	topology := fs.String("topology", "", "run a fabric: a topology `spec` or file (see above; default: no fabric)")
 	trafficSpec := fs.String("traffic", "", "the fabric's flows: a `pattern` or HPCC flow file (default permutation:size=1MB)")
 	hostGbps := fs.Float64("host-gbps", roce.DefaultHostGbps, "fabric: rate of host links in `Gb/s`")
@@ -131,6 +134,11 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		return usageError(stderr, "sim", "%v", err)
+	}
+	if set["cc"] || set["cc-param"] {
+		if err := applyCCFlags(sc, set, *ccFlag, ccParams); err != nil {
+			return usageError(stderr, "sim", "%v", err)
+		}
 	}
 	if err := sc.Validate(); err != nil {
 		return usageError(stderr, "sim", "%v", flagValueError(err, fs, set))
@@ -302,6 +310,44 @@ func applyFabricFlags(sc *roce.Scenario, set map[string]bool, f fabricFlags) err
 	return nil
 }
 
+// paramList is a repeatable KEY=VALUE flag.
+type paramList []string
+
+func (p *paramList) String() string { return strings.Join(*p, " ") }
+
+func (p *paramList) Set(v string) error {
+	if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
+		return fmt.Errorf("%q is not KEY=VALUE", v)
+	}
+	*p = append(*p, v)
+	return nil
+}
+
+// applyCCFlags sets the scenario's congestion control from --cc and
+// --cc-param.
+func applyCCFlags(sc *roce.Scenario, set map[string]bool, algo string, params paramList) error {
+	if set["cc"] {
+		name, preset, _ := strings.Cut(algo, ":")
+		sc.CC = &roce.CCSpec{Algorithm: name, Preset: preset}
+		if name == "none" && preset == "" {
+			sc.CC = nil
+		}
+	}
+	if len(params) > 0 {
+		if sc.CC == nil {
+			return fmt.Errorf("--cc-param needs --cc dcqcn or hpcc (or a scenario with cc)")
+		}
+		if sc.CC.Params == nil {
+			sc.CC.Params = map[string]string{}
+		}
+		for _, kv := range params {
+			k, v, _ := strings.Cut(kv, "=")
+			sc.CC.Params[k] = v
+		}
+	}
+	return nil
+}
+
 // writeFCT writes the flows' completion times as CSV.
 func writeFCT(name string, flows []roce.FlowResult) error {
 	f, err := os.Create(name)
@@ -425,7 +471,8 @@ var simFlagFields = map[string]string{
 	"links[].faults.loss": "loss", "links[].a_to_b.loss": "loss", "links[].b_to_a.loss": "loss",
 	"stop_ns": "stop", "qps[].count": "qps", "topology": "topology", "traffic": "traffic",
 	"host_gbps": "host-gbps", "fabric_gbps": "fabric-gbps", "delay_ns": "delay", "flow.mtu": "mtu",
-	"flow.op": "op", "flow.outstanding": "outstanding", "fabric.link_faults.loss": "loss", "qps[].mtu": "mtu", "qps[].outstanding": "outstanding",
+	"flow.op": "op", "flow.outstanding": "outstanding", "fabric.link_faults.loss": "loss",
+	"cc.algorithm": "cc", "cc.preset": "cc", "qps[].mtu": "mtu", "qps[].outstanding": "outstanding",
 	"qps[].work.count": "messages", "qps[].work.size": "size", "qps[].work.op": "op",
 }
 
