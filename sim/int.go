@@ -15,7 +15,7 @@ const MaxINTHops = 8
 type INTHop struct {
 	TS      Time   // when the frame started transmission on the port
 	QLen    int    // bytes waiting at the port then, all priorities, not counting this frame
-	TxBytes uint64 // bytes the port has put on its link so far, this frame included
+	TxBytes uint64 // data bytes the port has put on its link so far, this frame included (PFC frames not counted)
 	RateBps int64  // the link's rate, bits per second
 }
 
