@@ -185,3 +185,56 @@ func BenchmarkSwitchPriorities(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/el.Seconds(), "frames/s")
 }
+
+// intFunc adapts a function to an INTEndpoint.
+type intFunc func(now sim.Time, frame []byte, hops []sim.INTHop)
+
+func (f intFunc) Receive(now sim.Time, frame []byte) { f(now, frame, nil) }
+
+func (f intFunc) ReceiveINT(now sim.Time, frame []byte, hops []sim.INTHop) { f(now, frame, hops) }
+
+// BenchmarkINTFrames is BenchmarkLinkFrames with INT on at the switch and
+// every frame collecting it: the cost of one record per hop and of delivery
+// by ReceiveINT. One op is one frame delivered with its record.
+func BenchmarkINTFrames(b *testing.B) {
+	eng := sim.NewEngine(1024)
+	net := sim.NewNetwork(eng, 1)
+	sw := net.NewSwitch("sw", 2, sim.PortConfig{QueueLimit: 1 << 20, ECNThreshold: 1 << 19})
+	sw.SetINT(true)
+	var src *sim.Host
+	frame := make([]byte, 1024)
+	send := func() {
+		f := net.AllocFrame(len(frame))
+		copy(f.Data, frame)
+		f.SetCollectINT(true)
+		src.SendFrame(1, f)
+	}
+	delivered := 0
+	var qlen int
+	dst := net.NewHost("dst", intFunc(func(now sim.Time, f []byte, hops []sim.INTHop) {
+		delivered++
+		qlen += hops[0].QLen
+		send()
+	}))
+	src = net.NewHost("src", nil)
+	cfg := sim.LinkConfig{Bandwidth: 100e9, Delay: sim.Microsecond}
+	net.Connect(src.Port(), sw.Port(0), cfg)
+	net.Connect(dst.Port(), sw.Port(1), cfg)
+	sw.SetRoute(1, 1)
+	for i := 0; i < 32; i++ {
+		send()
+	}
+	for delivered < 10000 {
+		eng.Step()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	target := delivered + b.N
+	for delivered < target {
+		eng.Step()
+	}
+	el := time.Since(start)
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/el.Seconds(), "frames/s")
+}

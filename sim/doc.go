@@ -86,16 +86,35 @@
 // link's name: the same seed gives the same run, byte for byte, and adding a
 // link or changing one fault does not disturb the decisions of the others.
 //
+// # INT
+//
+// A switch may record in-band network telemetry for congestion control
+// such as HPCC (fabric-facts §5): with Switch.SetINT on, a frame that asks
+// for it (Frame.SetCollectINT) gets one INTHop from each of the switch's
+// egress ports it starts on: the time, the bytes waiting at the port (all
+// priorities, not counting the frame), the bytes the port has sent
+// including the frame, and the link's rate. Real RoCE NICs carry INT in a
+// vendor header; here the records travel beside the frame as simulator
+// metadata, up to MaxINTHops of them, held in the Frame itself so that
+// nothing is allocated for them. The frame's bytes, and so the Tap and any
+// pcap written from it, are the plain RoCEv2 frame; a duplicate carries the
+// original's records. A host whose Endpoint is an INTEndpoint receives
+// every frame with its records (ReceiveINT); a receiver echoes them to the
+// sender by attaching them to its acknowledgement with Frame.SetINT, and
+// switches add nothing to that unless it too asks to collect.
+//
 // # Frame ownership
 //
 // Frame buffers belong to the network's pool. Host.Send copies the caller's
 // bytes into a pooled buffer (Network.AllocFrame with Host.SendFrame avoids
 // the copy and transfers ownership). From then on the network owns the frame:
 // it returns the buffer to the pool when the frame is dropped, or when the
-// receiving Endpoint's Receive returns. The slice passed to Receive, Tap,
-// OnDrop and MarkCE is valid only during that call; keep a copy of anything
-// needed later. Once the pool has as many buffers as the peak number of
-// frames in flight, the network allocates nothing.
+// receiving Endpoint's Receive (or ReceiveINT) returns. The slices passed
+// to Receive, ReceiveINT, Tap, OnDrop and MarkCE are valid only during that
+// call; keep a copy of anything needed later. Once the pool has as many
+// buffers as the peak number of frames in flight, the network allocates
+// nothing. A frame from the pool carries no INT records and does not
+// collect them.
 //
 // # Example
 //

@@ -41,14 +41,21 @@ func (f EndpointFunc) Receive(now Time, frame []byte) { f(now, frame) }
 // get one with Network.AllocFrame, fill Data, and pass it to Host.SendFrame,
 // which takes ownership. Data may be shortened but must not be replaced by
 // another slice.
+//
+// A frame may also carry in-band network telemetry beside its bytes
+// (SetCollectINT, SetINT, INT): records held in the frame itself, so that
+// carrying them allocates nothing. A frame from the pool carries none.
 type Frame struct {
-	Data  []byte
-	buf   []byte
-	dst   int
-	next  *Frame
-	in    *Port // switch port it arrived by, while it is in a switch with PFC or a shared buffer
-	inUse bool
-	prio  uint8 // priority, from Network.Classify when a host sent it
+	Data    []byte
+	buf     []byte
+	dst     int
+	next    *Frame
+	in      *Port // switch port it arrived by, while it is in a switch with PFC or a shared buffer
+	inUse   bool
+	prio    uint8 // priority, from Network.Classify when a host sent it
+	collect bool  // switches with INT on append records (SetCollectINT)
+	nINT    uint8 // records in hops
+	hops    [MaxINTHops]INTHop
 }
 
 // PoolStats describes the network's frame pool.
@@ -199,6 +206,7 @@ func (n *Network) release(f *Frame) {
 	}
 	f.inUse = false
 	f.Data = nil
+	f.collect, f.nINT = false, 0
 	f.next = n.free
 	n.free = f
 	n.pool.InUse--
@@ -218,6 +226,9 @@ func (n *Network) allocLike(f *Frame) *Frame {
 	copy(g.Data, f.Data)
 	g.dst = f.dst
 	g.prio = f.prio
+	g.collect = f.collect
+	g.nINT = f.nINT
+	g.hops = f.hops
 	return g
 }
 
@@ -322,6 +333,7 @@ type Port struct {
 	nonEmpty uint8 // bit i set while qs[i] holds a frame
 	paused   uint8 // priorities the peer has asked to stop (PFC)
 	redOn    uint8 // priorities with ECN marking
+	intOn    bool  // a switch port that records INT (Switch.SetINT)
 	qb       int   // bytes waiting, all priorities: the sum of qbp
 	peak     int   // largest qb seen
 	cfg      PortConfig
@@ -359,6 +371,8 @@ type Port struct {
 	// Frames dropped for want of a route after arriving by the port, for
 	// a full shared buffer on their way out of it, or sent unconnected.
 	noRoute, bufferDrops, unconnected uint64
+	// Frames that collect INT but found no room for this port's record.
+	intOverflows uint64
 }
 
 func (n *Network) newPort(name string, cfg PortConfig) *Port {
@@ -506,6 +520,9 @@ func (p *Port) startTx(now Time, f *Frame) {
 	c := &l.dir[p.dir].c
 	c.SentFrames++
 	c.SentBytes += uint64(len(f.Data))
+	if p.intOn && f.collect {
+		p.stampINT(now, f)
+	}
 	if tap := p.net.Tap; tap != nil {
 		tap(now, l.id, p.dir, f.Data)
 	}
@@ -668,7 +685,9 @@ func (p *Port) arrive(now Time, f *Frame) {
 	d.c.DeliveredFrames++
 	d.c.DeliveredBytes += uint64(len(f.Data))
 	if h := p.host; h != nil {
-		if h.ep != nil {
+		if h.iep != nil {
+			h.iep.ReceiveINT(now, f.Data, f.hops[:f.nINT:f.nINT])
+		} else if h.ep != nil {
 			h.ep.Receive(now, f.Data)
 		}
 		p.net.release(f)
@@ -717,7 +736,8 @@ type Host struct {
 	net  *Network
 	port *Port
 	ep   Endpoint
-	txn  TxNotifier // ep, if it is one
+	txn  TxNotifier  // ep, if it is one
+	iep  INTEndpoint // ep, if it is one
 }
 
 // NewHost adds a host with endpoint ep (which may be nil and set later with
@@ -741,10 +761,13 @@ func (h *Host) Port() *Port { return h.port }
 func (h *Host) Endpoint() Endpoint { return h.ep }
 
 // SetEndpoint sets the endpoint that receives the host's frames.
-// If ep is a TxNotifier it is also told of every end of transmission.
+// If ep is a TxNotifier it is also told of every end of transmission; if it
+// is an INTEndpoint, it receives every frame by ReceiveINT instead of
+// Receive.
 func (h *Host) SetEndpoint(ep Endpoint) {
 	h.ep = ep
 	h.txn, _ = ep.(TxNotifier)
+	h.iep, _ = ep.(INTEndpoint)
 }
 
 // Send copies frame into a pooled buffer and queues it on the host's port,
@@ -808,6 +831,7 @@ type Switch struct {
 	pfcMask  uint8 // lossless priorities, from pfc.Priorities
 	buf      BufferConfig
 	account  bool // PFC or a shared buffer: frames in the switch are counted
+	intOn    bool // INT recorded on every port (SetINT)
 	used     int  // bytes of frames in the switch, while account
 	peakUsed int
 }

@@ -23,6 +23,7 @@ type PortStats struct {
 	PauseReceived, ResumeReceived    uint64              // PFC frames the peer sent this port
 	PausedTime                       Time                // time its peer had it paused, summed over the priorities
 	PausedTimePrio                   [NumPriorities]Time // the same per priority
+	INTOverflows                     uint64              // frames collecting INT that already had MaxINTHops records (Switch.SetINT)
 	MaxQueueBytes                    int                 // largest QueuedBytes seen
 	MeanQueueBytes                   float64             // QueuedBytes averaged over time
 	Elapsed                          Time                // time since the port was created
@@ -39,6 +40,7 @@ func (p *Port) Stats() PortStats {
 		NoRouteDrops:     p.noRoute,
 		BufferDrops:      p.bufferDrops,
 		UnconnectedDrops: p.unconnected,
+		INTOverflows:     p.intOverflows,
 		PausedTimePrio:   p.pausedTime,
 		MaxQueueBytes:    p.peak,
 		Elapsed:          now - p.created,
