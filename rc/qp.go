@@ -3,6 +3,7 @@ package rc
 import (
 	"errors"
 	"fmt"
+	"math"
 	"unsafe"
 
 	"github.com/rocekit/rocekit/internal/heapsize"
@@ -310,6 +311,12 @@ func (q *QP) NextPacket(now Time, f *packet.Fields) bool {
 	}
 	return ok
 }
+
+// RequestAck makes the next request packet carry AckReq: a sender that
+// paces itself (a congestion window outside the QP) and is about to stop
+// asks for the ACK that will let it go on, since the responder ACKs only
+// AckReq packets (§5.2).
+func (q *QP) RequestAck() { q.req.noAck = math.MaxInt32 - 1 } // as if ackEvery packets had gone without
 
 // HasOutgoing reports whether NextPacket would return a packet now.
 func (q *QP) HasOutgoing() bool { return q.rsp.jobs.Len() > 0 || q.req.canSend() }

@@ -458,3 +458,20 @@ func TestPostSendChecks(t *testing.T) {
 	_, err := rc.New(rc.Config{MTU: 300})
 	assert.Error(t, err)
 }
+
+// RequestAck puts AckReq on the next request packet only.
+func TestRequestAck(t *testing.T) {
+	q, err := rc.New(rc.Config{QPN: 1, DestQPN: 2, MTU: 256, Timeout: 14, RetryCnt: 7, MaxRdAtomic: 1, MaxDestRdAtomic: 1, Access: rc.AccessAll})
+	require.NoError(t, err)
+	require.NoError(t, q.PostSend(rc.WR{ID: 1, Opcode: rc.WRRDMAWrite, Local: make([]byte, 256*10), RemoteAddr: 0x1000, RKey: 1}))
+	var f packet.Fields
+	var got []bool
+	for i := 0; i < 10; i++ {
+		if i == 3 {
+			q.RequestAck()
+		}
+		require.True(t, q.NextPacket(0, &f))
+		got = append(got, f.BTH.AckReq)
+	}
+	require.Equal(t, []bool{false, false, false, true, false, false, false, false, false, true}, got, "asked on the 4th; the 10th is Last")
+}
