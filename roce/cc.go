@@ -108,6 +108,52 @@ type ccEnd struct {
 	lastUna  uint32
 	nints    int
 	ints     [cc.MaxINTHops]cc.INTHop // HPCC: received, echoed in the next ACK
+	conv     [cc.MaxINTHops]cc.INTHop // scratch for conversions
+	cnps     uint64                   // CNPs received for this end's data
+}
+
+// intNIC is a NIC that also takes the frames' in-band telemetry (HPCC
+// runs): the network hands it every frame with the records switches
+// stamped on it.
+type intNIC nic
+
+func (n *intNIC) Receive(now sim.Time, frame []byte) { (*nic)(n).Receive(now, frame) }
+func (n *intNIC) TxDone(now sim.Time)                { (*nic)(n).TxDone(now) }
+
+func (n *intNIC) ReceiveINT(now sim.Time, frame []byte, hops []sim.INTHop) {
+	nn := (*nic)(n)
+	nn.hops = hops
+	nn.Receive(now, frame)
+	nn.hops = nil
+}
+
+// keepINT stores the telemetry a data packet for ce's end collected, for
+// its next ACK to echo (the responder's side of HPCC).
+func (ce *ccEnd) keepINT(hops []sim.INTHop) {
+	ce.nints = copy(ce.ints[:], toCC(ce.conv[:0], hops))
+}
+
+// toCC converts the simulator's records to package cc's (the same fields).
+func toCC(dst []cc.INTHop, hops []sim.INTHop) []cc.INTHop {
+	for _, h := range hops {
+		dst = append(dst, cc.INTHop(h))
+	}
+	return dst
+}
+
+// stampINT marks an HPCC end's data frame to collect telemetry, and
+// attaches to an ACK the telemetry to echo.
+func (ce *ccEnd) stampINT(fr *sim.Frame, t *packet.Fields) {
+	switch {
+	case ce.paced && len(t.Payload) > 0:
+		fr.SetCollectINT(true)
+	case t.BTH.Opcode == opcode.RCAcknowledge && ce.nints > 0:
+		var hops [sim.MaxINTHops]sim.INTHop
+		for i := 0; i < ce.nints; i++ {
+			hops[i] = sim.INTHop(ce.ints[i])
+		}
+		fr.SetINT(hops[:ce.nints])
+	}
 }
 
 // ccStats are the run's congestion-control counts.
@@ -123,6 +169,16 @@ func (s *Sim) setupCC(spec *CCSpec) error {
 		return err
 	}
 	s.ccs = make([]ccEnd, 2*len(s.conns))
+	defer func() {
+		if s.int { // HPCC: every switch stamps telemetry, every NIC takes it
+			for _, sw := range s.switches {
+				sw.SetINT(true)
+			}
+			for _, n := range s.nics {
+				n.host.SetEndpoint((*intNIC)(n))
+			}
+		}
+	}()
 	for i, c := range s.conns {
 		for k, e := range [2]*qpEnd{&c.req, &c.rsp} {
 			ce := &s.ccs[2*i+k]
@@ -147,6 +203,9 @@ func (s *Sim) setupCC(spec *CCSpec) error {
 				ce.alg = h
 				s.int = true
 			}
+			if ce.alg == nil {
+				return fmt.Errorf("roce: congestion control %q", algo)
+			}
 			// The end that sends the data is paced: the requester of
 			// WRITEs and SENDs, the responder of READs.
 			ce.paced = e.isReq && (c.gen.hasSend || !c.gen.hasResp || c.gen.op == opMix) || !e.isReq && c.gen.hasResp
@@ -158,9 +217,20 @@ func (s *Sim) setupCC(spec *CCSpec) error {
 
 // baseRTT is a connection's round trip on an empty network: a full frame
 // and an ACK serialised at every hop, and the delays both ways (HPCC's T).
-func (s *Sim) baseRTT(c *conn) sim.Time {
+func (s *Sim) baseRTT(c *conn) sim.Time { return s.baseRTTBetween(c.req.nic, c.rsp.nic) }
+
+// hpccWindow is the PSN window of an HPCC connection between two NICs: its
+// bandwidth-delay product in packets (HPCC's window never exceeds it), so
+// that the requester asks for ACKs often enough (rc sets AckReq every half
+// window) for the ACKs, which carry the telemetry, to keep coming.
+func (s *Sim) hpccWindow(from, to *nic, mtu int) uint32 {
+	bdp := float64(from.link.Bandwidth()) / 8 * s.baseRTTBetween(from, to).Seconds()
+	return uint32(max(2, int(bdp)/mtu+1))
+}
+
+func (s *Sim) baseRTTBetween(a, b *nic) sim.Time {
 	if f := s.fab; f != nil {
-		src, dst := f.hostIDs[c.req.nic.idx], f.hostIDs[c.rsp.nic.idx]
+		src, dst := f.hostIDs[a.idx], f.hostIDs[b.idx]
 		var t sim.Time
 		at := src
 		for hops := 0; at != dst && hops < 64; hops++ {
@@ -175,7 +245,7 @@ func (s *Sim) baseRTT(c *conn) sim.Time {
 		}
 		return t
 	}
-	l := c.req.nic.link
+	l := a.link
 	hops := sim.Time(1)
 	if s.sc.Switch != nil {
 		hops = 2
@@ -204,10 +274,15 @@ func (ce *ccEnd) mayPace(now sim.Time) bool {
 	}
 	if w := ce.alg.Window(); w > 0 {
 		q := ce.e.qp
-		inflight := int(psnDiff(q.NextPSN(), q.UnackedPSN())) * ce.e.qp.Config().MTU
+		mtu := q.Config().MTU
+		inflight := int(psnDiff(q.NextPSN(), q.UnackedPSN())) * mtu
 		if inflight >= w {
 			return false
 		}
+		// Every data packet asks for an ACK, which brings its telemetry
+		// back: HPCC reacts per ACK, and the packet that fills the window
+		// must not wait for an AckReq (§5.2: the responder ACKs only those).
+		q.RequestAck()
 	}
 	if now < ce.nextSend {
 		if !ce.pacing {
@@ -271,6 +346,7 @@ func (h *ccPace) Handle(ev sim.Event) {
 
 // onCNP is a CNP arriving for e.
 func (ce *ccEnd) onCNP(now sim.Time) {
+	ce.cnps++
 	ce.alg.OnCNP(now)
 	ce.arm(now)
 }
@@ -299,8 +375,10 @@ func (n *nic) queueCNP(ce *ccEnd) {
 	n.cnps.Push(ce)
 }
 
-// sendCNP builds and sends the CNP of ce: BTH opcode 0x81 to the peer QP,
-// 16 reserved bytes, its ICRC (Annex A17), ahead of the NIC's data.
+// sendCNP builds and sends the CNP of ce as ConnectX NICs do (ib-facts
+// §1.6): BTH opcode 0x81 with BECN set, P_Key 0xFFFF, PSN 0, to the peer
+// QP, 16 reserved bytes, its ICRC; IPv4 DSCP 48 with ECT(0). It goes ahead
+// of the NIC's data.
 func (n *nic) sendCNP(now sim.Time, ce *ccEnd) {
 	ce.cnpQueue = false
 	e := ce.e
@@ -310,9 +388,13 @@ func (n *nic) sendCNP(now sim.Time, ce *ccEnd) {
 	*t = packet.Fields{}
 	t.BTH.Opcode = opcode.CNP
 	t.BTH.PKey = 0xFFFF
+	t.BTH.BECN = true
 	t.BTH.DestQP = e.qp.Config().DestQPN
 	s.ccst.cnpsSent++
+	tos := n.tx.IPv4.TOS
+	n.tx.IPv4.TOS = 48<<2 | tos&3
 	n.transmitFrame(now, e)
+	n.tx.IPv4.TOS = tos
 }
 
 // ccSummary is what congestion control adds to the summary.

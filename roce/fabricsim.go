@@ -130,6 +130,7 @@ func (s *Sim) buildFabric(p *fabricPlan) error {
 		sw.SetBuffer(sim.BufferConfig{Bytes: buffer, Alpha: alpha})
 		swOf[id] = sw
 		f.switches = append(f.switches, sw)
+		s.switches = append(s.switches, sw)
 	}
 	port := func(id topo.NodeID, pt topo.Port) *sim.Port {
 		if hi := t.HostIndex(id); hi >= 0 {
@@ -521,6 +522,7 @@ type FlowResult struct {
 	Ideal    sim.Time
 	Slowdown float64 // FCT / Ideal, or 0
 	OK       bool    // every WR completed with SUCCESS and its data checked
+	CNPs     uint64  // CNPs the flow's data sender received (DCQCN)
 }
 
 // Flows returns the flows of a fabric run after Run, in flow order (nil
@@ -546,13 +548,16 @@ func (s *Sim) Flows() []FlowResult {
 			}
 		}
 		r.OK = r.Finish >= 0 && !f.bad[i]
+		if s.ccs != nil {
+			r.CNPs = s.ccs[2*i].cnps + s.ccs[2*i+1].cnps
+		}
 		out[i] = r
 	}
 	return out
 }
 
 // FCTHeader is the first line of the --fct CSV.
-const FCTHeader = "flow,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,ok"
+const FCTHeader = "flow,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,ok,cnps"
 
 // AppendCSV appends the flow as a line of the --fct CSV (times in ns).
 func (r FlowResult) AppendCSV(b []byte) []byte {
@@ -566,8 +571,8 @@ func (r FlowResult) AppendCSV(b []byte) []byte {
 	if r.Slowdown > 0 {
 		sd = fmt.Sprintf("%.4f", r.Slowdown)
 	}
-	return fmt.Appendf(b, "%d,%s,%s,%d,%s,%s,%s,%s,%s,%t\n", r.Flow, r.Src, r.Dst, r.Size,
-		ns(r.Start), ns(r.Finish), ns(r.FCT), ns(r.Ideal), sd, r.OK)
+	return fmt.Appendf(b, "%d,%s,%s,%d,%s,%s,%s,%s,%s,%t,%d\n", r.Flow, r.Src, r.Dst, r.Size,
+		ns(r.Start), ns(r.Finish), ns(r.FCT), ns(r.Ideal), sd, r.OK, r.CNPs)
 }
 
 // SizeBuckets are the flow-size buckets of the FCT slowdown summary, by

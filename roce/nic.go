@@ -7,6 +7,7 @@ import (
 
 	"github.com/rocekit/rocekit/aeth"
 	"github.com/rocekit/rocekit/bth"
+	"github.com/rocekit/rocekit/cc"
 	"github.com/rocekit/rocekit/icrc"
 	"github.com/rocekit/rocekit/internal/prefetch"
 	"github.com/rocekit/rocekit/internal/ring"
@@ -31,6 +32,7 @@ type nic struct {
 	kicking bool
 	active  ring.Ring[*qpEnd] // QP ends that have packets to send
 	cnps    ring.Ring[*ccEnd] // CNPs to send, ahead of the QPs' packets
+	hops    []sim.INTHop      // the telemetry of the frame being received (HPCC)
 	rx      packet.Frame
 	// tx is the frame being built, for whichever QP sends: addresses from
 	// the NIC, the peer's from the QP end, the transport from the QP. One
@@ -127,6 +129,9 @@ func (n *nic) transmitFrame(now sim.Time, e *qpEnd) int {
 	}
 	// Every host has a link (Validate) and its port an unlimited queue, so
 	// the frame is never dropped here; TxDone frees the wire.
+	if s.int {
+		s.ccOf(e).stampINT(fr, t)
+	}
 	n.busy = true
 	dst := int(e.peer)
 	if s.fab != nil { // switches route by the QP end (fabric.ends)
@@ -199,9 +204,17 @@ func (n *nic) Receive(now sim.Time, frame []byte) {
 			n.queueCNP(ce)
 		}
 	}
+	var acked []cc.INTHop
+	if ce != nil && s.int && len(n.hops) > 0 {
+		if len(rx.Transport.Payload) > 0 {
+			ce.keepINT(n.hops) // echoed in this end's next ACK
+		} else {
+			acked = toCC(ce.conv[:0], n.hops)
+		}
+	}
 	e.qp.Receive(qpTime(now), &rx.Transport)
 	if ce != nil && h.Opcode() == opcode.RCAcknowledge {
-		ce.onAck(now, nil)
+		ce.onAck(now, acked)
 	}
 	e.service(now)
 	n.kick(now)

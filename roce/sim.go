@@ -105,8 +105,10 @@ type Sim struct {
 	fab  *fabric // a fabric run's state; nil for others
 	ccs  []ccEnd // congestion control by QP end; nil without
 	ccst ccStats
-	int  bool     // HPCC: switches stamp INT
-	samp *sampler // a fabric run's samples, if asked for
+	int  bool // HPCC: switches stamp INT
+
+	switches []*sim.Switch // every switch, in the order made
+	samp     *sampler      // a fabric run's samples, if asked for
 }
 
 // counters are the run's tallies.
@@ -257,6 +259,7 @@ func (s *Sim) buildLinks(hostIdx map[string]int) {
 			}
 		}
 		sw = s.net.NewSwitch(w.Name, max(ports, 1), sim.PortConfig{QueueLimit: w.QueueBytes, ECNThreshold: w.ECNBytes})
+		s.switches = append(s.switches, sw)
 		if w.PFCXOffBytes > 0 {
 			xon := w.PFCXOnBytes
 			if xon == 0 {
@@ -414,6 +417,9 @@ func (s *Sim) addConn(spec *QPSpec, from, to *nic) error {
 		Access:            rc.AccessAll,
 		SignalAll:         true,
 		Window:            spec.Window,
+	}
+	if cs := s.sc.CC; cs != nil && cs.Algorithm == "hpcc" && spec.Window == 0 {
+		base.Window = s.hpccWindow(from, to, spec.mtu())
 	}
 	reqCfg, rspCfg := base, base
 	reqCfg.QPN, reqCfg.DestQPN, reqCfg.SQPSN, reqCfg.RQPSN = rqpn, sqpn, spec.SQPSN, spec.RQPSN

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -33,10 +35,10 @@ func TestSimFabricCLI(t *testing.T) {
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	require.Len(t, lines, 5)
-	assert.Equal(t, "flow,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,ok", lines[0])
+	assert.Equal(t, "flow,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,ok,cnps", lines[0])
 	for _, l := range lines[1:] {
 		f := strings.Split(l, ",")
-		require.Len(t, f, 10, l)
+		require.Len(t, f, 11, l)
 		assert.Equal(t, "h0", f[2], "incast into host 0")
 		assert.Equal(t, "200000", f[3])
 		assert.Equal(t, "true", f[9])
@@ -146,4 +148,79 @@ func TestSimFabricTrace(t *testing.T) {
 	assert.Positive(t, pauses)
 	assert.Positive(t, roce)
 	t.Logf("tshark: %d PFC frames, %d RoCE frames on the two traced links; decode: %v frames", pauses, roce, dsum["frames"])
+}
+
+// TestSimDCQCNTraceCNPs: the CNPs of a DCQCN run are real frames: traced
+// on the receiver's link, rocekit decode --summary counts as many per
+// connection as the simulator counted for each flow, and scapy computes
+// the ICRC every CNP carries.
+func TestSimDCQCNTraceCNPs(t *testing.T) {
+	dir := t.TempDir()
+	trace, fct := filepath.Join(dir, "dcqcn.pcap"), filepath.Join(dir, "fct.csv")
+	code, out, errs := simCLI("sim", "--topology", "star:hosts=4", "--host-gbps", "40", "--traffic", "incast:n=3,size=3MB",
+		"--cc", "dcqcn", "--trace", trace, "--trace-links", "h0", "--fct", fct, "--json")
+	require.Equal(t, 0, code, errs)
+	var sum map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &sum))
+	sent := int(sum["cnps_sent"].(float64))
+	require.Positive(t, sent)
+	require.Equal(t, sum["cnps_sent"], sum["cnps_received"])
+
+	// The simulator's count per flow, by the flow's source host.
+	b, err := os.ReadFile(fct)
+	require.NoError(t, err)
+	simCNPs := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n")[1:] {
+		f := strings.Split(l, ",")
+		n, err := strconv.Atoi(f[10])
+		require.NoError(t, err)
+		simCNPs[f[1]] = n
+	}
+
+	code, out, errs = simCLI("decode", "--summary", "--format", "json", trace)
+	require.Equal(t, 0, code, errs)
+	var dsum struct {
+		Connections []struct {
+			Directions []struct {
+				Src  string `json:"src"`
+				CNPs int    `json:"cnps"`
+			} `json:"directions"`
+		} `json:"connections"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &dsum))
+	decoded, total := map[string]int{}, 0
+	for _, c := range dsum.Connections {
+		for _, d := range c.Directions {
+			if d.CNPs > 0 {
+				decoded[d.Src] += d.CNPs
+				total += d.CNPs
+			}
+		}
+	}
+	require.Equal(t, sent, total, "every CNP once on the receiver's link")
+	// Hosts h1..h3 are 10.0.0.2..4.
+	for h, n := range simCNPs {
+		i, _ := strconv.Atoi(strings.TrimPrefix(h, "h"))
+		assert.Equal(t, n, decoded[fmt.Sprintf("10.0.0.%d", i+1)], "flow from %s", h)
+	}
+
+	const script = `
+import sys
+from scapy.all import rdpcap
+from scapy.contrib.roce import BTH
+n = 0
+for p in rdpcap(sys.argv[1]):
+    if BTH not in p or p[BTH].opcode != 0x81:
+        continue
+    carried = bytes(p)[-4:].hex()
+    del p[BTH].icrc
+    print(bytes(p)[-4:].hex(), carried)
+`
+	rows := strings.Split(strings.TrimSpace(oracle.Python(t, script, trace)), "\n")
+	require.Len(t, rows, sent)
+	for _, r := range rows {
+		f := strings.Fields(r)
+		require.Len(t, f, 2, r)
+		assert.Equal(t, f[1], f[0], "scapy's ICRC of a CNP")
+	}
 }
