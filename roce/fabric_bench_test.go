@@ -15,10 +15,13 @@ import (
 // frame real with its ICRC built and checked. One op is the whole run;
 // datapkts/s is data packets per wall second, the figure htsim prints
 // (../shared/bench/htsim-perm.sh).
+//
+// The cc=dcqcn and cc=hpcc runs are the same with congestion control, whose
+// cost is measured against cc=none (alternate them: bench/fabric.sh cc).
 func BenchmarkFabricPermutation(b *testing.B) {
-	for _, k := range []int{8} {
-		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
-			js := fmt.Sprintf(`{"seed":7,"topology":"fat-tree:k=%d","traffic":"permutation:size=10MB"}`, k)
+	for _, c := range []string{"none", "dcqcn", "hpcc"} {
+		b.Run("k=8/cc="+c, func(b *testing.B) {
+			js := fmt.Sprintf(`{"seed":7,"topology":"fat-tree:k=8","traffic":"permutation:size=10MB","cc":{"algorithm":%q}}`, c)
 			b.ReportAllocs()
 			var pkts, events uint64
 			for i := 0; i < b.N; i++ {
