@@ -305,21 +305,11 @@ func (sc *Scenario) planKey() string {
 }
 
 // splitWork is a flow of size bytes as work requests of at most chunk
-// bytes, as equal as can be (the first ones one byte longer).
+// bytes, as equal as can be (the first ones one byte longer), without a
+// list: the generator computes each WR's size.
 func splitWork(op string, size int64, chunk int) WorkSpec {
 	n := max((size+int64(chunk)-1)/int64(chunk), 1)
-	q, r := size/n, size%n
-	if r == 0 {
-		return WorkSpec{Op: op, Count: n, Size: int(q)}
-	}
-	wrs := make([]WRSpec, n)
-	for i := range wrs {
-		wrs[i] = WRSpec{Op: op, Size: int(q)}
-		if int64(i) < r {
-			wrs[i].Size++
-		}
-	}
-	return WorkSpec{Count: n, WRs: wrs}
+	return WorkSpec{Op: op, Count: n, Size: int(size / n), longer: size % n}
 }
 
 // validateFabric checks a fabric scenario: no hosts, switch or QPs of its

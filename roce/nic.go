@@ -341,7 +341,7 @@ type conn struct {
 
 const (
 	postInline = 8
-	connPad    = 40 // makes a conn whole lines (TestConnLayout)
+	connPad    = 32 // makes a conn whole lines (TestConnLayout)
 )
 
 // postTime returns where the post time of slot is kept.

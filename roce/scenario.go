@@ -173,6 +173,10 @@ type WorkSpec struct {
 	SizeMax int      `json:"size_max,omitempty"`
 	Mix     *MixSpec `json:"mix,omitempty"`
 	WRs     []WRSpec `json:"wrs,omitempty"`
+
+	// longer makes the first longer WRs one byte longer than Size: a
+	// fabric flow's bytes split into WRs as equal as can be.
+	longer int64
 }
 
 // MixSpec weighs the ops of Op "mix"; all zero means equal weights.

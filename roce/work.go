@@ -65,6 +65,7 @@ type generator struct {
 	sizeMax int
 	op      opKind
 	list    bool      // WRs from wrs, cyclically
+	longer  int64     // the first longer WRs are one byte longer than size
 	cum     [4]uint64 // cumulative mix weights: write, send, read, atomic
 	wrs     []wrItem
 	maxSize int  // largest message, at least 8
@@ -90,6 +91,10 @@ func newGenerator(w *WorkSpec, key uint64) *generator {
 		g.op = opByName[w.opName()]
 		g.size, g.sizeMax = w.Size, max(w.SizeMax, w.Size)
 		g.maxSize = g.sizeMax
+		if w.longer > 0 {
+			g.longer = w.longer
+			g.maxSize = g.size + 1
+		}
 		wt := [4]uint64{1, 1, 1, 1}
 		if m := w.Mix; m != nil && uint64(m.Write)+uint64(m.Send)+uint64(m.Read)+uint64(m.Atomic) > 0 {
 			wt = [4]uint64{uint64(m.Write), uint64(m.Send), uint64(m.Read), uint64(m.Atomic)}
@@ -131,6 +136,9 @@ func (g *generator) at(n int64) (opKind, int) {
 		}
 		if g.sizeMax > g.size {
 			size += int(mix(h^2) % uint64(g.sizeMax-g.size+1))
+		}
+		if n < g.longer {
+			size++
 		}
 	}
 	if op == opAtomic {
