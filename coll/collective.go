@@ -391,6 +391,23 @@ var le = binary.LittleEndian
 func reduce(dst, src []byte, dt DType, op RedOp) {
 	switch dt {
 	case Float32:
+		src = src[:len(dst)]
+		switch op {
+		case Sum:
+			for i := 0; i+4 <= len(dst); i += 4 {
+				a := math.Float32frombits(le.Uint32(dst[i : i+4]))
+				b := math.Float32frombits(le.Uint32(src[i : i+4]))
+				le.PutUint32(dst[i:i+4], math.Float32bits(a+b))
+			}
+			return
+		case Prod:
+			for i := 0; i+4 <= len(dst); i += 4 {
+				a := math.Float32frombits(le.Uint32(dst[i : i+4]))
+				b := math.Float32frombits(le.Uint32(src[i : i+4]))
+				le.PutUint32(dst[i:i+4], math.Float32bits(a*b))
+			}
+			return
+		}
 		for i := 0; i+4 <= len(dst); i += 4 {
 			a := math.Float32frombits(le.Uint32(dst[i:]))
 			b := math.Float32frombits(le.Uint32(src[i:]))

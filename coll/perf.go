@@ -145,7 +145,7 @@ type Row struct {
 // out-of-place results (and the in-place ones when present).
 func FormatTable(w io.Writer, rows []Row) error {
 	ew := &errWriter{w: w}
-	ew.printf("#%57s%s%32s\n", "", "out-of-place", "in-place")
+	ew.printf("#%84s%33s\n", "out-of-place", "in-place")
 	ew.printf("#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n",
 		"size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong")
 	ew.printf("#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n",
