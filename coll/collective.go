@@ -117,6 +117,10 @@ func workCount(op Op, count, p int) int {
 // maxBytes bounds a buffer so that offsets stay far from overflow.
 const maxBytes = 1 << 40
 
+// maxChunks bounds the chunks a buffer is cut into, so that sequence
+// numbers fit an int32 and schedules stay small.
+const maxChunks = 1 << 24
+
 // Validate checks cfg and returns an error naming the first field that is
 // wrong.
 func (cfg *Config) Validate() error {
@@ -150,6 +154,13 @@ func (cfg *Config) Validate() error {
 		return fmt.Errorf("coll: Config.Channels %d: negative", cfg.Channels)
 	case int64(cfg.Count)*int64(cfg.Ranks)*int64(cfg.DType.Size()) > maxBytes:
 		return fmt.Errorf("coll: Config.Count %d: %d ranks of it exceed %d bytes", cfg.Count, cfg.Ranks, int64(maxBytes))
+	}
+	chunk := int64(cfg.ChunkSize)
+	if chunk == 0 {
+		chunk = DefaultChunkSize
+	}
+	if n := Bytes(cfg.Op, cfg.Count, cfg.DType.Size(), cfg.Ranks) / chunk; n > maxChunks {
+		return fmt.Errorf("coll: Config.ChunkSize %d: %d chunks of the %d-byte buffer, more than %d", cfg.ChunkSize, n, Bytes(cfg.Op, cfg.Count, cfg.DType.Size(), cfg.Ranks), maxChunks)
 	}
 	return nil
 }

@@ -307,6 +307,7 @@ func TestConfigErrors(t *testing.T) {
 		{func(c *Config) { c.ChunkSize = 3 }, "Config.ChunkSize 3: smaller than one float element"},
 		{func(c *Config) { c.Channels = -2 }, "Config.Channels -2"},
 		{func(c *Config) { c.Count = 1 << 40 }, "Config.Count 1099511627776"},
+		{func(c *Config) { c.Count, c.ChunkSize = 1<<27, 4 }, "Config.ChunkSize 4: 134217728 chunks of the 536870912-byte buffer, more than 16777216"},
 	} {
 		cfg := ok
 		c.mod(&cfg)
