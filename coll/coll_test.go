@@ -258,6 +258,13 @@ func TestAlphaBetaTime(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				var last sim.Time
+				for _, c := range n.ranks {
+					last = max(last, c.Elapsed())
+				}
+				if last != end {
+					t.Errorf("p=%d %s/%s: latest Elapsed %v, last arrival %v", p, ca.op, ca.algo, last, end)
+				}
 				got := float64(end) * 1e-12
 				want := AlphaBeta(ca.algo, ca.op, p, Bytes(ca.op, count, 4, p), float64(alpha)*1e-12, beta*1e-12, 0)
 				if math.Abs(got-want) > 0.005*want {

@@ -137,7 +137,8 @@ type Row struct {
 }
 
 // FormatTable writes rows as nccl-tests prints its results: a two-line
-// header, then per row the size in bytes (as Bytes), the count, the type,
+// header, then per row the size in bytes (as Bytes), the count of elements
+// in it (the size over the element size, as nccl-tests counts), the type,
 // the reduction ("none" for an operation without one), the root (-1 for an
 // operation without one), and for out-of-place and in-place the time in
 // microseconds, algbw and busbw in GB/s and #wrong ("N/A" where there is no
@@ -161,7 +162,7 @@ func FormatTable(w io.Writer, rows []Row) error {
 		if r.Op.rooted() {
 			root = r.Root
 		}
-		ew.printf("%12d  %12d  %8s  %6s  %6d", bytes, r.Count, r.DType, red, root)
+		ew.printf("%12d  %12d  %8s  %6s  %6d", bytes, bytes/int64(r.DType.Size()), r.DType, red, root)
 		for k, res := range []Result{r.OutOfPlace, r.InPlace} {
 			if k == 1 && !r.HasInPlace {
 				ew.printf("  %7s  %6s  %6s  %6s", "N/A", "N/A", "N/A", "N/A")

@@ -267,8 +267,8 @@ func ringAG(b *builder, bl []block, ch, own, step0, seg int) {
 	}
 }
 
-// rhdHalving is recursive halving over the p blocks of bl (p a power of
-// two): with mask p/2, p/4, ..., 1 each rank keeps the half of its range
+// rhdHalving is recursive halving among ranks 0..p-1 over the p blocks of
+// bl (p = len(bl), a power of two): with mask p/2, p/4, ..., 1 each rank keeps the half of its range
 // that holds its own index, sends the other half to rank r^mask and reduces
 // the partner's copy of its half. Rank r ends with block r reduced.
 func rhdHalving(b *builder, bl []block, ch, step0, seg int) {
@@ -300,8 +300,8 @@ func rhdHalving(b *builder, bl []block, ch, step0, seg int) {
 	}
 }
 
-// rhdDoubling is recursive doubling over the p blocks of bl (p a power of
-// two): rank r starts with the blocks range(r) and, with mask 1, 2, ...,
+// rhdDoubling is recursive doubling among ranks 0..p-1 over the p blocks of
+// bl (p = len(bl), a power of two): rank r starts with the blocks range(r) and, with mask 1, 2, ...,
 // p/2, sends its range to r^mask and takes the partner's, doubling it.
 func rhdDoubling(b *builder, bl []block, ch, step0, seg int, rng func(int) (int, int)) {
 	p := len(bl)
@@ -346,13 +346,9 @@ func rhdAllReduce(b *builder, s0, n, ch, seg int) {
 		lo, ln := split(n, p2, j)
 		bl[j] = block{s0 + lo, ln}
 	}
-	sub := *b
-	sub.p = p2
-	// The halving and doubling run among the first p2 ranks; b's state is
-	// shared through the slices and copied back.
-	rhdHalving(&sub, bl, ch, step, seg)
-	rhdDoubling(&sub, bl, ch, step+log2ceil(p2), seg, func(r int) (int, int) { return r, r + 1 })
-	b.sends, b.recvs, b.deps, b.mark = sub.sends, sub.recvs, sub.deps, sub.mark
+	// The halving and doubling run among the first p2 ranks, one per block.
+	rhdHalving(b, bl, ch, step, seg)
+	rhdDoubling(b, bl, ch, step+log2ceil(p2), seg, func(r int) (int, int) { return r, r + 1 })
 	step += 2 * log2ceil(p2)
 	if p2 < p {
 		for r := p2; r < p; r++ {
