@@ -186,27 +186,27 @@ func schedule(cfg *Config, me int) *builder {
 			s0 := s * chunk
 			n := min(chunk, count-s0)
 			ch := s % nch
-			real := func(v int) int { return (v + cfg.Root) % p }
+			at := func(v int) int { return (v + cfg.Root) % p }
 			switch {
 			case cfg.Algo == Ring && cfg.Op == Broadcast:
 				for v := 0; v+1 < p; v++ {
-					b.xfer(v, ch, real(v), real(v+1), false, s0, s0, n, false, s, s+1, s, s+1)
+					b.xfer(v, ch, at(v), at(v+1), false, s0, s0, n, false, s, s+1, s, s+1)
 				}
 			case cfg.Algo == Ring:
 				for v := p - 1; v > 0; v-- {
-					b.xfer(p-1-v, ch, real(v), real(v-1), false, s0, s0, n, true, s, s+1, s, s+1)
+					b.xfer(p-1-v, ch, at(v), at(v-1), false, s0, s0, n, true, s, s+1, s, s+1)
 				}
 			case cfg.Op == Broadcast:
 				for k := 0; 1<<k < p; k++ {
 					for v := 0; v < 1<<k && v+1<<k < p; v++ {
-						b.xfer(k, ch, real(v), real(v+1<<k), false, s0, s0, n, false, s, s+1, s, s+1)
+						b.xfer(k, ch, at(v), at(v+1<<k), false, s0, s0, n, false, s, s+1, s, s+1)
 					}
 				}
 			default:
 				K := log2ceil(p)
 				for k := K - 1; k >= 0; k-- {
 					for v := 0; v < 1<<k && v+1<<k < p; v++ {
-						b.xfer(K-1-k, ch, real(v+1<<k), real(v), false, s0, s0, n, true, s, s+1, s, s+1)
+						b.xfer(K-1-k, ch, at(v+1<<k), at(v), false, s0, s0, n, true, s, s+1, s, s+1)
 					}
 				}
 			}
