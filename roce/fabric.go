@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 
@@ -183,12 +184,44 @@ func (sc *Scenario) loadTopology() (*topo.Topology, error) {
 }
 
 // loadTraffic draws the scenario's flows over hosts hosts: a pattern such
-// as "permutation:size=10MB", or an HPCC ns-3 flow file.
+// as "permutation:size=10MB", or an HPCC ns-3 flow file, or several of
+// them joined by "+" ("poisson:load=0.3,cdf=websearch,duration=5ms+
+// incasts:n=60,size=500KB,load=0.02,duration=5ms"): their flows together,
+// by start time, part i drawn with seed+i unless it names its own.
 func (sc *Scenario) loadTraffic(hosts int) ([]traffic.Flow, error) {
 	spec := sc.Traffic
 	if spec == "" {
 		return nil, badValue("traffic", "missing: a fabric scenario needs a traffic pattern or flow file")
 	}
+	if isFile(spec) || !strings.Contains(spec, "+") {
+		return sc.trafficPart(spec, hosts, sc.Seed)
+	}
+	var all []traffic.Flow
+	for i, part := range strings.Split(spec, "+") {
+		fl, err := sc.trafficPart(part, hosts, sc.Seed+uint64(i))
+		if err != nil {
+			return nil, err
+		}
+		if len(all)+len(fl) > MaxFlows {
+			return nil, badValue("traffic", "more than %d flows", MaxFlows)
+		}
+		all = append(all, fl...)
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if a.Start != b.Start {
+			return a.Start < b.Start
+		}
+		if a.Src != b.Src {
+			return a.Src < b.Src
+		}
+		return a.Dst < b.Dst
+	})
+	return all, nil
+}
+
+// trafficPart is one pattern or flow file of the scenario's traffic.
+func (sc *Scenario) trafficPart(spec string, hosts int, seed uint64) ([]traffic.Flow, error) {
 	if isFile(spec) {
 		f, err := os.Open(spec)
 		if err != nil {
@@ -208,7 +241,7 @@ func (sc *Scenario) loadTraffic(hosts int) ([]traffic.Flow, error) {
 	if err != nil {
 		return nil, badValue("traffic", "%s", strings.TrimPrefix(err.Error(), "traffic: "))
 	}
-	fl, err := traffic.Generate(p, hosts, int64(math.Round(sc.hostGbps()*1e9)), sc.Seed)
+	fl, err := traffic.Generate(p, hosts, int64(math.Round(sc.hostGbps()*1e9)), seed)
 	if err != nil {
 		return nil, badValue("traffic", "%s", strings.TrimPrefix(err.Error(), "traffic: "))
 	}

@@ -364,3 +364,31 @@ func TestFabricMemoryFollowsRunningFlows(t *testing.T) {
 	require.Zero(t, s.fab.bufs.bytes)
 	require.Len(t, s.fab.bufs.free[int(one)], 1, "one buffer, reused by every flow")
 }
+
+// TestFabricTrafficSum: patterns joined by "+" run together, each drawn
+// with its own seed, their flows ordered by start time.
+func TestFabricTrafficSum(t *testing.T) {
+	s, sum := runFabric(t, `{"seed":3,"topology":"star:hosts=6","traffic":"permutation:size=100KB+incast:n=2,size=50KB,start=20us+permutation:size=10KB"}`, Options{})
+	require.Equal(t, 6+2+6, sum.Flows)
+	require.Equal(t, sum.Flows, sum.FlowsCompleted)
+	fl := s.Flows()
+	var big, small []string
+	for i, f := range fl {
+		if i > 0 {
+			require.LessOrEqual(t, fl[i-1].Start, f.Start)
+		}
+		switch f.Size {
+		case 100000:
+			big = append(big, f.Src+">"+f.Dst)
+		case 10000:
+			small = append(small, f.Src+">"+f.Dst)
+		case 50000:
+			require.Equal(t, 20*sim.Microsecond, f.Start)
+			require.Equal(t, "h0", f.Dst)
+		}
+	}
+	require.Len(t, big, 6)
+	require.NotEqual(t, big, small, "the two permutations are drawn with different seeds")
+	_, err := ParseScenario([]byte(`{"topology":"star:hosts=3","traffic":"permutation:size=1MB+bogus:x=1"}`))
+	require.ErrorContains(t, err, `scenario: traffic: spec "bogus:x=1": unknown pattern "bogus"`)
+}

@@ -65,6 +65,14 @@ func Generate(s Spec, hosts int, hostRateBps int64, seed uint64) ([]Flow, error)
 			}
 		}
 		return flows, nil
+	case Incasts:
+		if hostRateBps <= 0 {
+			return fail("host rate %d b/s, want > 0", hostRateBps)
+		}
+		if s.N >= hosts {
+			return fail("n=%d senders need at least %d hosts", s.N, s.N+1)
+		}
+		return incasts(s, hosts, hostRateBps, r)
 	default:
 		if hostRateBps <= 0 {
 			return fail("host rate %d b/s, want > 0", hostRateBps)
@@ -139,6 +147,48 @@ func poisson(s Spec, hosts int, rate int64, cdf CDF, r *rng) ([]Flow, error) {
 				dst++
 			}
 			flows = append(flows, Flow{Src: src, Dst: dst, Size: cdf.Sample(r.float()), Start: t})
+		}
+	}
+	slices.SortFunc(flows, compareFlows)
+	return flows, nil
+}
+
+// incasts draws incast events as one Poisson process over the fabric:
+// each event sends Size bytes from each of N senders to one receiver, all
+// starting at the event's time; the receiver is uniform among the hosts
+// and the senders are N distinct others, uniform (a partial Fisher-Yates
+// shuffle). Events come at the rate that makes their bytes Load of all the
+// hosts' capacity: hosts x rate x Load / (8 x N x Size) a second, as
+// HPCC's experiments add "2% incast" to a Poisson load (fabric-facts §6).
+func incasts(s Spec, hosts int, rate int64, r *rng) ([]Flow, error) {
+	bytesPerEvent := float64(s.N) * float64(s.Size)
+	gap := bytesPerEvent * 8e12 / (s.Load * float64(hosts) * float64(rate)) // ps between events
+	expect := float64(s.Duration) / gap * float64(s.N)
+	if !(expect <= MaxFlows) {
+		return nil, fmt.Errorf("traffic: %s on %d hosts at %d b/s: about %.4g flows expected, more than MaxFlows (%d)",
+			s, hosts, rate, expect, MaxFlows)
+	}
+	flows := make([]Flow, 0, int(min(expect+4*math.Sqrt(expect)+float64(s.N), MaxFlows)))
+	pool := make([]int, hosts)
+	t := sim.Time(0)
+	for {
+		g := math.Round(r.exp() * gap)
+		if g >= float64(s.Duration-t) {
+			break
+		}
+		t += sim.Time(g)
+		if len(flows)+s.N > MaxFlows {
+			return nil, fmt.Errorf("traffic: %s on %d hosts at %d b/s: drew more than MaxFlows (%d) flows, %.4g expected", s, hosts, rate, MaxFlows, expect)
+		}
+		dst := int(r.intn(uint64(hosts)))
+		for i := range pool {
+			pool[i] = i
+		}
+		pool[dst], pool[hosts-1] = pool[hosts-1], pool[dst]
+		for i := 0; i < s.N; i++ { // senders from pool[0 .. hosts-2]
+			j := i + int(r.intn(uint64(hosts-1-i)))
+			pool[i], pool[j] = pool[j], pool[i]
+			flows = append(flows, Flow{Src: pool[i], Dst: dst, Size: s.Size, Start: t})
 		}
 	}
 	slices.SortFunc(flows, compareFlows)

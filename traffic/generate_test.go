@@ -279,3 +279,41 @@ func TestPoissonDeterministic(t *testing.T) {
 		assert.True(t, f.Size >= 1 && f.Size <= 3000, "%+v", f)
 	}
 }
+
+// Incast events arrive as a Poisson process at the rate that makes their
+// bytes the load asked for: 64 hosts at 100 Gb/s, 2% load, events of 8
+// senders x 100 KB over 50 ms carry 0.02 x 64 x 12.5 GB/s x 50 ms = 800 MB,
+// 1,000 events (sd about 32: within 4 sd). Every event has N distinct
+// senders, none its receiver, all starting together.
+func TestIncasts(t *testing.T) {
+	s, err := Parse("incasts:n=8,size=100KB,load=0.02,duration=50ms,seed=3")
+	require.NoError(t, err)
+	require.Equal(t, "incasts:n=8,size=100KB,load=0.02,duration=50ms,seed=3", s.String())
+	flows, err := Generate(s, 64, 100e9, 1)
+	require.NoError(t, err)
+	events := map[sim.Time][]Flow{}
+	for _, f := range flows {
+		events[f.Start] = append(events[f.Start], f)
+	}
+	require.InDelta(t, 1000, len(events), 4*32)
+	dsts := map[int]int{}
+	for at, ev := range events {
+		require.Len(t, ev, 8, "event at %v", at)
+		seen := map[int]bool{}
+		for _, f := range ev {
+			require.Equal(t, ev[0].Dst, f.Dst)
+			require.NotEqual(t, f.Dst, f.Src)
+			require.False(t, seen[f.Src], "sender twice in one event")
+			seen[f.Src] = true
+			require.Equal(t, int64(100000), f.Size)
+			require.Less(t, f.Start, 50*sim.Millisecond)
+		}
+		dsts[ev[0].Dst]++
+	}
+	require.Greater(t, len(dsts), 55, "receivers spread over the hosts")
+	again, err := Generate(s, 64, 100e9, 99)
+	require.NoError(t, err)
+	require.Equal(t, flows, again, "seed= fixes the draws")
+	_, err = Generate(Spec{Pattern: Incasts, N: 64, Size: 1, Load: 0.1, Duration: 1}, 64, 100e9, 1)
+	require.ErrorContains(t, err, "n=64 senders need at least 65 hosts")
+}

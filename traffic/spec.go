@@ -19,14 +19,15 @@ const (
 	Incast                         // "incast"
 	AllToAll                       // "all-to-all"
 	Poisson                        // "poisson"
+	Incasts                        // "incasts": incast events arriving as a Poisson process
 )
 
-var patternNames = [...]string{Permutation: "permutation", Incast: "incast", AllToAll: "all-to-all", Poisson: "poisson"}
+var patternNames = [...]string{Permutation: "permutation", Incast: "incast", AllToAll: "all-to-all", Poisson: "poisson", Incasts: "incasts"}
 
 // String returns the pattern's name in spec strings, or "Pattern(N)" for
 // an unknown value.
 func (p Pattern) String() string {
-	if p >= Permutation && p <= Poisson {
+	if p >= Permutation && p <= Incasts {
 		return patternNames[p]
 	}
 	return "Pattern(" + strconv.Itoa(int(p)) + ")"
@@ -42,6 +43,7 @@ var patternKeys = [...][]struct {
 	Incast:      {{"n", true}, {"size", true}, {"dst", false}, {"start", false}},
 	AllToAll:    {{"size", true}, {"start", false}},
 	Poisson:     {{"load", true}, {"cdf", true}, {"duration", true}, {"seed", false}},
+	Incasts:     {{"n", true}, {"size", true}, {"load", true}, {"duration", true}, {"seed", false}},
 }
 
 // Spec is a parsed traffic description. Which fields apply depends on
@@ -56,20 +58,21 @@ type Spec struct {
 	// default 0.
 	Start sim.Time
 
-	// N is the number of incast senders, 1 .. hosts-1.
+	// N is the number of incast senders, 1 .. hosts-1 (incast, incasts).
 	N int
 	// Dst is the incast receiver; default host 0.
 	Dst int
 
 	// Load is the offered load of each host for poisson, as a fraction of
-	// the host's link rate, in (0, 1].
+	// the host's link rate, in (0, 1]; for incasts, the load the incast
+	// events offer, as a fraction of all hosts' rate.
 	Load float64
 	// CDF names the poisson flow-size distribution: "websearch",
 	// "fbhadoop", or the path of a CDF file (see LookupCDF). A path may not
 	// contain a comma.
 	CDF string
-	// Duration is how long poisson flows keep arriving: every flow starts
-	// in [0, Duration).
+	// Duration is how long poisson flows (incasts events) keep arriving:
+	// every flow starts in [0, Duration).
 	Duration sim.Time
 
 	// Seed, when HasSeed is set, is the seed of the random patterns
@@ -84,6 +87,7 @@ type Spec struct {
 //	incast:n=N,size=SIZE[,dst=HOST][,start=TIME]
 //	all-to-all:size=SIZE[,start=TIME]
 //	poisson:load=L,cdf=websearch|fbhadoop|PATH,duration=TIME[,seed=N]
+//	incasts:n=N,size=SIZE,load=L,duration=TIME[,seed=N]
 //
 // SIZE is read by ParseSize ("10MB", "2MiB", "1500"), TIME by
 // ParseDuration ("10ms", "0s"), seed as a decimal uint64, load as a
@@ -97,13 +101,13 @@ func Parse(spec string) (Spec, error) {
 	}
 	kind, args, _ := strings.Cut(spec, ":")
 	var s Spec
-	for p := Permutation; p <= Poisson; p++ {
+	for p := Permutation; p <= Incasts; p++ {
 		if patternNames[p] == kind {
 			s.Pattern = p
 		}
 	}
 	if s.Pattern == 0 {
-		return fail("unknown pattern %q (want permutation, incast, all-to-all or poisson)", kind)
+		return fail("unknown pattern %q (want permutation, incast, all-to-all, poisson or incasts)", kind)
 	}
 	keys := patternKeys[s.Pattern]
 	seen := map[string]bool{}
@@ -221,6 +225,11 @@ func (s Spec) String() string {
 		add("load", strconv.FormatFloat(s.Load, 'g', -1, 64))
 		add("cdf", s.CDF)
 		add("duration", s.Duration.String())
+	case Incasts:
+		add("n", strconv.Itoa(s.N))
+		add("size", FormatSize(s.Size))
+		add("load", strconv.FormatFloat(s.Load, 'g', -1, 64))
+		add("duration", s.Duration.String())
 	}
 	if s.HasSeed {
 		add("seed", strconv.FormatUint(s.Seed, 10))
@@ -236,29 +245,31 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("traffic: invalid %s spec: %s", s.Pattern, fmt.Sprintf(f, a...))
 	}
 	fixed := s.Pattern == Permutation || s.Pattern == Incast || s.Pattern == AllToAll
+	sized := fixed || s.Pattern == Incasts
+	random := s.Pattern == Poisson || s.Pattern == Incasts
 	switch {
-	case s.Pattern < Permutation || s.Pattern > Poisson:
+	case s.Pattern < Permutation || s.Pattern > Incasts:
 		return fail("unknown pattern")
-	case fixed && s.Size <= 0:
+	case sized && s.Size <= 0:
 		return fail("Size %d, want > 0", s.Size)
 	case fixed && s.Start < 0:
 		return fail("Start %v is negative", s.Start)
-	case s.Pattern == Incast && s.N < 1:
+	case (s.Pattern == Incast || s.Pattern == Incasts) && s.N < 1:
 		return fail("N %d, want at least 1", s.N)
 	case s.Pattern == Incast && s.Dst < 0:
 		return fail("Dst %d is negative", s.Dst)
-	case s.Pattern == Poisson && !(s.Load > 0 && s.Load <= 1):
+	case random && !(s.Load > 0 && s.Load <= 1):
 		return fail("Load %v, want (0, 1]", s.Load)
 	case s.Pattern == Poisson && (s.CDF == "" || strings.Contains(s.CDF, ",")):
 		return fail("CDF %q, want websearch, fbhadoop or a path without commas", s.CDF)
-	case s.Pattern == Poisson && s.Duration <= 0:
+	case random && s.Duration <= 0:
 		return fail("Duration %v, want > 0", s.Duration)
-	case !fixed && (s.Size != 0 || s.Start != 0):
-		return fail("Size and Start apply to permutation, incast and all-to-all only")
-	case s.Pattern != Incast && (s.N != 0 || s.Dst != 0):
-		return fail("N and Dst apply to incast only")
-	case s.Pattern != Poisson && (s.Load != 0 || s.CDF != "" || s.Duration != 0):
-		return fail("Load, CDF and Duration apply to poisson only")
+	case !sized && s.Size != 0 || !fixed && s.Start != 0:
+		return fail("Size applies to permutation, incast, all-to-all and incasts, Start to the first three")
+	case s.Pattern != Incast && s.Dst != 0 || s.Pattern != Incast && s.Pattern != Incasts && s.N != 0:
+		return fail("N applies to incast and incasts, Dst to incast only")
+	case !random && (s.Load != 0 || s.Duration != 0) || s.Pattern != Poisson && s.CDF != "":
+		return fail("Load and Duration apply to poisson and incasts, CDF to poisson only")
 	case (s.Pattern == Incast || s.Pattern == AllToAll) && s.HasSeed:
 		return fail("draws no random numbers, so takes no seed")
 	case !s.HasSeed && s.Seed != 0:

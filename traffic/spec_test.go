@@ -48,7 +48,7 @@ func TestParse(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
-		{"", `traffic: spec "": unknown pattern "" (want permutation, incast, all-to-all or poisson)`},
+		{"", `traffic: spec "": unknown pattern "" (want permutation, incast, all-to-all, poisson or incasts)`},
 		{"perm:size=1", `unknown pattern "perm"`},
 		{"permutation", `traffic: spec "permutation": missing key "size"`},
 		{"permutation:", `missing key "size"`},
@@ -106,8 +106,8 @@ func TestValidate(t *testing.T) {
 		{Spec{Pattern: 9, Size: 1}, "unknown pattern"},
 		{Spec{Pattern: Permutation}, "Size 0, want > 0"},
 		{Spec{Pattern: Permutation, Size: 1, Start: -1}, "Start -1ps is negative"},
-		{Spec{Pattern: Permutation, Size: 1, Load: 0.5}, "Load, CDF and Duration apply to poisson only"},
-		{Spec{Pattern: Permutation, Size: 1, N: 2}, "N and Dst apply to incast only"},
+		{Spec{Pattern: Permutation, Size: 1, Load: 0.5}, "Load and Duration apply to poisson and incasts, CDF to poisson only"},
+		{Spec{Pattern: Permutation, Size: 1, N: 2}, "N applies to incast and incasts, Dst to incast only"},
 		{Spec{Pattern: Permutation, Size: 1, Seed: 2}, "Seed 2 set without HasSeed"},
 		{Spec{Pattern: Incast, Size: 1}, "N 0, want at least 1"},
 		{Spec{Pattern: Incast, Size: 1, N: 1, Dst: -2}, "Dst -2 is negative"},
@@ -115,7 +115,10 @@ func TestValidate(t *testing.T) {
 		{Spec{Pattern: Poisson, Load: 0.5, CDF: "websearch"}, "Duration 0s, want > 0"},
 		{Spec{Pattern: Poisson, Load: 0.5, CDF: "a,b", Duration: 1}, `CDF "a,b"`},
 		{Spec{Pattern: Poisson, Load: 2, CDF: "websearch", Duration: 1}, "Load 2, want (0, 1]"},
-		{Spec{Pattern: Poisson, Load: 0.5, CDF: "websearch", Duration: 1, Size: 1}, "Size and Start apply to"},
+		{Spec{Pattern: Poisson, Load: 0.5, CDF: "websearch", Duration: 1, Size: 1}, "Size applies to permutation, incast, all-to-all and incasts"},
+		{Spec{Pattern: Incasts, Size: 1, N: 2, Load: 0.02}, "Duration 0s, want > 0"},
+		{Spec{Pattern: Incasts, Size: 1, N: 2, Load: 0.02, Duration: 1, CDF: "websearch"}, "CDF to poisson only"},
+		{Spec{Pattern: Incasts, Size: 1, N: 2, Load: 0.02, Duration: 1, Dst: 1}, "Dst to incast only"},
 	} {
 		assert.ErrorContains(t, tc.s.Validate(), tc.want, "%#v", tc.s)
 	}
