@@ -29,6 +29,11 @@
 //     path of a CDF file); flows start in [0, duration). Unlike traffic_gen,
 //     times start at 0 (traffic_gen adds 2 s) and the last arrival before
 //     the end is kept.
+//   - incasts: incast events as one Poisson process over the fabric, each
+//     n senders drawn uniformly (distinct) sending size bytes to a receiver
+//     drawn uniformly, all at the event's time, at the rate that makes the
+//     events' bytes load of all the hosts' capacity (HPCC's "2% incast"
+//     beside a Poisson load); events start in [0, duration).
 //
 // Sizes are bytes: a plain number, or B, KB, MB, GB (decimal, 10^3: 10MB
 // is 10,000,000 bytes, as htsim's "10 MB" flows), or KiB, MiB, GiB
