@@ -408,7 +408,7 @@ func (sc *Scenario) validateFabric() error {
 		default:
 			return badValue("flow.op", "%q: want write, send or read", f.Op)
 		}
-		if f.WRBytes < 0 || f.WRBytes > MaxMessage {
+		if f.WRBytes < 0 || int64(f.WRBytes) > MaxMessage {
 			return badValue("flow.wr_bytes", "%d: want 0 (default) to 2^31", f.WRBytes)
 		}
 		if f.Outstanding < 0 || f.Outstanding > 1<<16 {
