@@ -138,9 +138,10 @@ func (sc *Scenario) delayNS() float64 {
 }
 
 // isFile reports whether spec names an existing file rather than a
-// generator spec.
+// generator spec. Only regular files count: a device such as /dev/zero
+// would be read without end.
 func isFile(spec string) bool {
-	if st, err := os.Stat(spec); err == nil && !st.IsDir() {
+	if st, err := os.Stat(spec); err == nil && st.Mode().IsRegular() {
 		return true
 	}
 	return false
