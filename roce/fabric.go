@@ -301,6 +301,9 @@ func (sc *Scenario) makePlan() (*fabricPlan, error) {
 	if len(hostIDs) > 65000 {
 		return nil, badValue("topology", "%d hosts; at most 65000", len(hostIDs))
 	}
+	if sc.coll != nil {
+		return sc.collPlan(t)
+	}
 	flows, err := sc.loadTraffic(len(hostIDs))
 	if err != nil {
 		return nil, err
@@ -335,6 +338,9 @@ func (sc *Scenario) planKey() string {
 		Seed                 uint64
 		Flow                 *FlowSpec
 	}{sc.Topology, sc.Traffic, sc.HostGbps, sc.FabricGbps, sc.DelayNS, sc.Seed, sc.Flow})
+	if c := sc.coll; c != nil {
+		return fmt.Sprintf("%s|coll %v %d %d", b, c.pairs, c.slot, c.slots)
+	}
 	return string(b)
 }
 

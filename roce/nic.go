@@ -336,12 +336,13 @@ type conn struct {
 	repostDelay sim.Time
 	recvNext    uint64           // ID of the next receive WR
 	sends       ring.Ring[int64] // WR numbers of SENDs not yet received
+	coll        *collConn        // a collective's connection (RunCollective), or nil
 	_           [connPad]byte
 }
 
 const (
 	postInline = 8
-	connPad    = 32 // makes a conn whole lines (TestConnLayout)
+	connPad    = 24 // makes a conn whole lines (TestConnLayout)
 )
 
 // postTime returns where the post time of slot is kept.
@@ -356,6 +357,10 @@ func (c *conn) postTime(slot int) *sim.Time {
 func (c *conn) start(now sim.Time) {
 	if f := c.s.fab; f != nil {
 		f.takeBuffers(c)
+	}
+	if c.coll != nil {
+		c.collStart(now)
+		return
 	}
 	for i := 0; i < c.recvDepth; i++ {
 		c.postRecv()
@@ -387,6 +392,9 @@ func (c *conn) postRecv() {
 
 // postMore posts work requests while fewer than q are outstanding.
 func (c *conn) postMore(now sim.Time) {
+	if c.coll != nil {
+		return // a collective posts its chunks itself (collPump)
+	}
 	for c.posted < c.gen.count && c.posted-c.completed < int64(c.q) {
 		c.post(now)
 	}
@@ -457,6 +465,10 @@ func (c *conn) fail(format string, a ...any) {
 // order; a successful one has its data checked where it landed, after
 // which the slot may be reused.
 func (c *conn) onSend(now sim.Time, cp *rc.Completion) {
+	if c.coll != nil {
+		c.collSent(now, cp)
+		return
+	}
 	s := c.req.nic.s // in the conn's first line
 	n := c.completed
 	if cp.WRID != uint64(n) {
@@ -523,6 +535,10 @@ func (c *conn) onSend(now sim.Time, cp *rc.Completion) {
 // onRecv handles a receive completion at the responder: the buffer must
 // hold the next SEND's data; the buffer is then posted again.
 func (c *conn) onRecv(now sim.Time, cp *rc.Completion) {
+	if c.coll != nil {
+		c.collRecv(now, cp)
+		return
+	}
 	s := c.req.nic.s // in the conn's first line
 	s.st.recvStatus[cp.Status&31]++
 	if cp.Status != rc.Success {

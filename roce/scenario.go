@@ -57,6 +57,8 @@ type Scenario struct {
 	Flow   *FlowSpec   `json:"flow,omitempty"`
 	// CC is every QP's congestion control (default none: line rate).
 	CC *CCSpec `json:"cc,omitempty"`
+
+	coll *collSetup // a collective's connections instead of traffic (RunCollective)
 }
 
 // HostSpec is a host. MAC and IP default to 02:00:00:00:HH:LL and

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestCollCLI: rocekit coll prints nccl-tests' table, one row per size,
+// with #wrong 0, and --json one object per size with the same figures.
+func TestCollCLI(t *testing.T) {
+	code, out, errs := simCLI("coll", "--ranks", "4", "--min-bytes", "62500", "--max-bytes", "1MB", "--step-factor", "4", "--algo", "ring")
+	require.Equal(t, 0, code, errs)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var rows []string
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "#") {
+			rows = append(rows, l)
+		}
+	}
+	require.Len(t, rows, 3, out)
+	for i, size := range []string{"62500", "250000", "1000000"} {
+		f := strings.Fields(rows[i])
+		require.Equal(t, size, f[0])
+		assert.Equal(t, []string{"float", "sum", "-1"}, f[2:5])
+		assert.Equal(t, "0", f[8], "#wrong")
+	}
+	assert.Contains(t, out, "# Avg bus bandwidth")
+
+	code, out, errs = simCLI("coll", "--ranks", "4", "--op", "allgather", "--min-bytes", "1MB", "--json")
+	require.Equal(t, 0, code, errs)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &m))
+	assert.EqualValues(t, 1000000, m["size"])
+	assert.EqualValues(t, 0, m["wrong"])
+	assert.Equal(t, "ring", m["algo"])
+	// busbw = algbw x (n-1)/n for all-gather (nccl-tests).
+	assert.InDelta(t, m["algbw_gbps"].(float64)*3/4, m["busbw_gbps"].(float64), 1e-9)
+
+	for _, c := range []struct{ args []string }{
+		{[]string{"--op", "bogus"}}, {[]string{"--ranks", "1"}}, {[]string{"--min-bytes", "2MB", "--max-bytes", "1MB"}},
+	} {
+		code, _, errs := simCLI(append([]string{"coll"}, c.args...)...)
+		assert.Equal(t, 2, code, "%v", c.args)
+		assert.Equal(t, 2, strings.Count(errs, "\n"), "%v: %q", c.args, errs)
+	}
+}

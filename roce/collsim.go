@@ -1,0 +1,385 @@
+package roce
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/rocekit/rocekit/coll"
+	"github.com/rocekit/rocekit/internal/ring"
+	"github.com/rocekit/rocekit/rc"
+	"github.com/rocekit/rocekit/sim"
+	"github.com/rocekit/rocekit/topo"
+	"github.com/rocekit/rocekit/traffic"
+)
+
+// CollConfig is a collective RunCollective runs on a fabric scenario: the
+// operation of package coll over Ranks ranks, rank r on the topology's
+// host r, each holding Count elements (coll.Config's meaning).
+type CollConfig struct {
+	Ranks     int
+	Op        coll.Op
+	Algo      coll.Algo
+	DType     coll.DType
+	RedOp     coll.RedOp
+	Root      int
+	Count     int
+	ChunkSize int // 0: coll.DefaultChunkSize
+	Channels  int // 0: 1
+	// Slots is how many chunks a connection has in flight at most: the
+	// receiver's landing slots (default 4). The sender posts the next
+	// chunk when one it sent has completed, by which time the receiver
+	// has taken it (it takes a chunk when its last packet arrives).
+	Slots int
+	// CorruptChunk, if positive, flips one bit of the CorruptChunk-th
+	// chunk rank 0 sends, before it goes on the wire (a test of the check).
+	CorruptChunk int
+}
+
+// CollResult is a collective's outcome.
+type CollResult struct {
+	// Time is when the last rank finished; Bytes the message size per
+	// rank as nccl-tests counts it (coll.Bytes).
+	Time  sim.Time
+	Bytes int64
+	// Wrong counts wrong elements over every rank's output (nccl-tests'
+	// #wrong), against coll.Reference.
+	Wrong int
+	// AlgBW and BusBW are nccl-tests' bandwidths in GB/s.
+	AlgBW, BusBW float64
+	// Algo is the algorithm that ran (Auto resolved).
+	Algo coll.Algo
+	// Summary is the simulator's summary of the run (frames, ports, CC).
+	Summary *Summary
+}
+
+// collSetup is what makes a fabric scenario a collective's: the rank
+// pairs that need a connection, and the landing slots.
+type collSetup struct {
+	pairs [][2]int
+	slot  int // bytes per landing slot (the chunk size)
+	slots int
+}
+
+// collPlan is the plan of a collective: the topology's hosts and one
+// connection per rank pair.
+func (sc *Scenario) collPlan(t *topo.Topology) (*fabricPlan, error) {
+	hostIDs := t.Hosts()
+	p := &fabricPlan{topo: t}
+	p.hosts = make([]HostSpec, len(hostIDs))
+	for i, h := range hostIDs {
+		p.hosts[i] = HostSpec{Name: t.Node(h).Name}
+	}
+	fs := sc.flowSpec()
+	for _, pr := range sc.coll.pairs {
+		if pr[0] >= len(hostIDs) || pr[1] >= len(hostIDs) {
+			return nil, badValue("topology", "%d hosts, fewer than the ranks", len(hostIDs))
+		}
+		p.qps = append(p.qps, QPSpec{From: p.hosts[pr[0]].Name, To: p.hosts[pr[1]].Name, MTU: fs.MTU, Window: fs.Window,
+			Timeout: fs.Timeout, RetryCnt: fs.RetryCnt, Outstanding: sc.coll.slots,
+			Work: WorkSpec{Op: "write", Count: 1, Size: sc.coll.slot}})
+		p.flows = append(p.flows, traffic.Flow{Src: pr[0], Dst: pr[1], Size: 1})
+	}
+	return p, nil
+}
+
+// collConn is a collective's connection from rank from to rank to: the
+// chunks waiting for a slot, the copies in flight, and the IDs of the
+// chunks in the order they were posted (RC delivers in that order).
+type collConn struct {
+	run      *collRun
+	from, to int
+	queue    ring.Ring[collChunk]
+	inFlight []collChunk // by slot
+	ids      ring.Ring[coll.ChunkID]
+	recvs    uint64
+}
+
+type collChunk struct {
+	id   coll.ChunkID
+	data []byte // a copy of the payload, from the run's pool
+}
+
+// collRun drives the ranks' Collectives over the simulated connections.
+type collRun struct {
+	s       *Sim
+	ranks   []*coll.Collective
+	conns   map[[2]int]*conn
+	sends   []coll.Send
+	free    map[int][][]byte
+	done    int
+	last    sim.Time
+	errs    int
+	corrupt int // the chunk of rank 0 to corrupt, counting down
+	slot    int
+}
+
+// RunCollective runs a collective on the fabric scenario sc (its topology,
+// switches, congestion control and faults; its traffic is not used): every
+// chunk a rank sends is an RDMA WRITE with immediate of real data into a
+// landing slot of the receiver's memory, whose completion hands the chunk
+// to the receiving rank, which reduces or copies it and sends what becomes
+// ready. Every rank's output is then checked against coll.Reference.
+func RunCollective(sc *Scenario, cfg CollConfig, opt Options) (*CollResult, error) {
+	if !sc.IsFabric() {
+		return nil, errors.New("roce: a collective runs on a fabric scenario (with a topology)")
+	}
+	if cfg.Slots == 0 {
+		cfg.Slots = 4
+	}
+	if cfg.Slots < 1 || cfg.Slots > 1<<10 {
+		return nil, fmt.Errorf("roce: %d landing slots: want 1 to 1024", cfg.Slots)
+	}
+	if cfg.Channels == 0 {
+		cfg.Channels = 1
+	}
+	if cfg.ChunkSize == 0 {
+		cfg.ChunkSize = coll.DefaultChunkSize
+	}
+	if cfg.Algo == coll.Auto {
+		cfg.Algo = coll.ChooseAlgo(cfg.Op, coll.Bytes(cfg.Op, cfg.Count, cfg.DType.Size(), cfg.Ranks), cfg.Ranks)
+	}
+	run := &collRun{conns: map[[2]int]*conn{}, free: map[int][][]byte{}, corrupt: cfg.CorruptChunk, slot: cfg.ChunkSize}
+	pairs := map[[2]int]bool{}
+	var order [][2]int
+	for r := 0; r < cfg.Ranks; r++ {
+		c, err := coll.New(coll.Config{Ranks: cfg.Ranks, Rank: r, Op: cfg.Op, Algo: cfg.Algo, Count: cfg.Count, DType: cfg.DType,
+			RedOp: cfg.RedOp, Root: cfg.Root, ChunkSize: cfg.ChunkSize, Channels: cfg.Channels})
+		if err != nil {
+			return nil, err
+		}
+		coll.Fill(c.Input(), cfg.DType, sc.Seed, r)
+		run.ranks = append(run.ranks, c)
+	}
+	// The pairs: a dry run's sends tell which ranks talk to which, and the
+	// largest chunk, the landing slots' size.
+	dry, maxLen := collPairs(run.ranks)
+	for _, p := range dry {
+		if !pairs[p] {
+			pairs[p] = true
+			order = append(order, p)
+		}
+	}
+	c := *sc
+	c.coll = &collSetup{pairs: order, slot: max(maxLen, 8), slots: cfg.Slots}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	s, err := New(&c, opt)
+	if err != nil {
+		return nil, err
+	}
+	run.s = s
+	for i, p := range order {
+		cn := s.conns[i]
+		cn.coll = &collConn{run: run, from: p[0], to: p[1], inFlight: make([]collChunk, cfg.Slots)}
+		run.conns[p] = cn
+	}
+	var total int64
+	for _, r := range run.ranks {
+		total += int64(r.Stats().Sends)
+	}
+	s.total = total
+	for r, rk := range run.ranks {
+		rk.Start(0)
+		run.deliver(0, r)
+	}
+	sum, err := s.Run()
+	if err != nil {
+		return nil, err
+	}
+	res := &CollResult{Bytes: coll.Bytes(cfg.Op, cfg.Count, cfg.DType.Size(), cfg.Ranks), Algo: cfg.Algo, Summary: sum, Time: run.last}
+	inputs := make([][]byte, len(run.ranks))
+	for i, r := range run.ranks {
+		inputs[i] = r.Input()
+	}
+	want, err := coll.Reference(run.ranks[0].Config(), inputs)
+	if err != nil {
+		return nil, err
+	}
+	tol := coll.Tolerance(cfg.DType, cfg.RedOp, cfg.Ranks)
+	for i, r := range run.ranks {
+		if !r.Done() {
+			res.Wrong += cfg.Count // a rank that did not finish has nothing right
+			continue
+		}
+		res.Wrong += coll.Check(r.Output(), want[i], cfg.DType, tol)
+	}
+	res.Wrong += run.errs
+	if res.Time > 0 {
+		res.AlgBW = coll.AlgBW(res.Bytes, res.Time.Seconds())
+		res.BusBW = coll.BusBW(cfg.Op, res.Bytes, cfg.Ranks, res.Time.Seconds())
+	}
+	return res, nil
+}
+
+// collPairs runs the ranks' schedules on an instant network to find the
+// (from, to) pairs that exchange chunks, in a fixed order, and the largest
+// chunk. The ranks are left ready to start again.
+func collPairs(ranks []*coll.Collective) ([][2]int, int) {
+	maxLen := 0
+	var pairs [][2]int
+	seen := map[[2]int]bool{}
+	type msg struct {
+		from int
+		s    coll.Send
+		data []byte
+	}
+	var q []msg
+	for r, c := range ranks {
+		c.Start(0)
+		for _, s := range c.AppendSends(nil) {
+			q = append(q, msg{r, s, append([]byte(nil), c.Payload(s)...)})
+		}
+	}
+	for len(q) > 0 {
+		m := q[0]
+		q = q[1:]
+		p := [2]int{m.from, m.s.To}
+		maxLen = max(maxLen, m.s.Len)
+		if !seen[p] {
+			seen[p] = true
+			pairs = append(pairs, p)
+		}
+		to := ranks[m.s.To]
+		if err := to.OnRecv(0, m.from, m.s.Chunk, m.data); err != nil {
+			continue
+		}
+		for _, s := range to.AppendSends(nil) {
+			q = append(q, msg{m.s.To, s, append([]byte(nil), to.Payload(s)...)})
+		}
+	}
+	return pairs, maxLen
+}
+
+// deliver takes rank r's ready sends and queues each on its connection.
+func (run *collRun) deliver(now sim.Time, r int) {
+	rk := run.ranks[r]
+	run.sends = rk.AppendSends(run.sends[:0])
+	for _, sd := range run.sends {
+		c := run.conns[[2]int{r, sd.To}]
+		data := run.get(sd.Len)
+		copy(data, rk.Payload(sd))
+		if r == 0 && run.corrupt > 0 {
+			if run.corrupt--; run.corrupt == 0 && len(data) >= 4 {
+				data[len(data)/2&^3+3] ^= 0x40 // an exponent bit of a float32, bit 30 of an int32
+			}
+		}
+		c.coll.queue.Push(collChunk{id: sd.Chunk, data: data})
+		c.collPump(now)
+	}
+	if rk.Done() {
+		run.finished(now)
+	}
+}
+
+// finished records a rank done: its output is final. The run goes on
+// until every chunk's send completion (its ACK) is back.
+func (run *collRun) finished(now sim.Time) {
+	run.done++
+	run.last = max(run.last, now)
+}
+
+func (run *collRun) get(n int) []byte {
+	if l := run.free[n]; len(l) > 0 {
+		b := l[len(l)-1]
+		run.free[n] = l[:len(l)-1]
+		return b
+	}
+	return make([]byte, n)
+}
+
+func (run *collRun) put(b []byte) { run.free[len(b)] = append(run.free[len(b)], b) }
+
+// collStart posts the responder's receive WQEs, one per landing slot: an
+// RDMA WRITE with immediate consumes one (and writes no receive buffer).
+func (c *conn) collStart(now sim.Time) {
+	for i := 0; i < int(c.q); i++ {
+		c.collPostRecv()
+	}
+	c.req.service(now)
+	c.rsp.service(now)
+}
+
+func (c *conn) collPostRecv() {
+	if err := c.rsp.qp.PostRecv(rc.RecvWR{ID: c.recvNext}); err != nil {
+		panic(fmt.Sprintf("roce: collective receive WQE: %v", err))
+	}
+	c.recvNext++
+}
+
+// collPump posts queued chunks while landing slots are free: chunk k goes
+// to slot k mod Slots of the receiver's region.
+func (c *conn) collPump(now sim.Time) {
+	cc := c.coll
+	for cc.queue.Len() > 0 && c.posted-c.completed < int64(c.q) {
+		ch := cc.queue.Pop()
+		slot := int(c.posted % int64(c.q))
+		cc.inFlight[slot] = ch
+		cc.ids.Push(ch.id)
+		wr := rc.WR{ID: uint64(c.posted), Opcode: rc.WRRDMAWriteWithImm, Local: ch.data, Imm: uint32(ch.id.Seq),
+			RemoteAddr: c.mr.Addr + uint64(slot*int(c.slot)), RKey: c.mr.RKey}
+		*c.postTime(slot) = now
+		c.posted++
+		c.s.st.posted++
+		if err := c.req.qp.PostSend(wr); err != nil {
+			panic(fmt.Sprintf("roce: collective chunk of %d bytes: %v", len(ch.data), err))
+		}
+	}
+	// Not service: this may run inside a service of the same NIC's QPs
+	// (a chunk landing releases the next), whose completions it would
+	// take over.
+	e := &c.req
+	if !e.inActive && e.qp.HasOutgoing() {
+		e.inActive = true
+		e.nic.active.Push(e)
+	}
+	e.arm(now)
+	e.nic.kick(now)
+}
+
+// collSent is a chunk's send completion: its copy goes back to the pool
+// and the next queued chunk may take its slot.
+func (c *conn) collSent(now sim.Time, cp *rc.Completion) {
+	s, cc := c.s, c.coll
+	slot := int(c.completed % int64(c.q))
+	c.completed++
+	s.done++
+	s.st.wrStatus[cp.Status&31]++
+	s.st.lastCompletion = now
+	if cp.Status == rc.Success {
+		s.hist.Record(now - *c.postTime(slot))
+		s.st.bytes += uint64(cp.ByteLen)
+	} else {
+		cc.run.errs++
+		c.fail("collective chunk %d to rank %d: %v", c.completed-1, cc.to, cp.Status)
+	}
+	cc.run.put(cc.inFlight[slot].data)
+	cc.inFlight[slot] = collChunk{}
+	c.collPump(now)
+}
+
+// collRecv is a chunk landing at the receiver: its bytes are in the slot
+// the sender wrote, its ID the next one posted on the connection.
+func (c *conn) collRecv(now sim.Time, cp *rc.Completion) {
+	s, cc := c.s, c.coll
+	s.st.recvStatus[cp.Status&31]++
+	if cp.Status != rc.Success {
+		return
+	}
+	slot := int(cc.recvs % uint64(c.q))
+	cc.recvs++
+	id := cc.ids.Pop()
+	if uint32(id.Seq) != cp.Imm {
+		cc.run.errs++
+		c.fail("chunk with immediate %d where %d was next", cp.Imm, id.Seq)
+	}
+	off := slot * int(c.slot)
+	rk := cc.run.ranks[cc.to]
+	if err := rk.OnRecv(now, cc.from, id, c.mr.Buf[off:off+int(cp.ByteLen)]); err != nil {
+		cc.run.errs++
+		c.fail("rank %d: %v", cc.to, err)
+	}
+	s.st.checks++
+	c.collPostRecv()
+	cc.run.deliver(now, cc.to)
+}
