@@ -103,20 +103,24 @@ func (cleanTicks) Ticks(lo, hi float64) []gplot.Tick {
 	return t
 }
 
-// headroom raises the top of a linear Y axis so that a legend of n
+// headroom raises the top of the Y axis so that a legend of n
 // entries at the top of the plot does not cover the data.
 func headroom(p *gplot.Plot, n int) {
 	if n == 0 || !p.Legend.Top {
 		return
 	}
-	if _, ok := p.Y.Scale.(gplot.LinearScale); !ok {
+	frac := 0.05*float64(n) + 0.04
+	if _, ok := p.Y.Scale.(gplot.LogScale); ok {
+		if p.Y.Min > 0 && p.Y.Max > p.Y.Min {
+			p.Y.Max *= math.Pow(p.Y.Max/p.Y.Min, frac)
+		}
 		return
 	}
 	span := p.Y.Max - p.Y.Min
 	if span <= 0 {
 		span = max(math.Abs(p.Y.Max), 1)
 	}
-	p.Y.Max += span * (0.05*float64(n) + 0.04)
+	p.Y.Max += span * frac
 }
 
 // flowName is a flow's legend name: its label, or only its QP when space
