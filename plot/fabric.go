@@ -84,11 +84,15 @@ func csvFile(path, header string, row func(line int, f []string) error) error {
 	return nil
 }
 
-// number parses field i of f, named name, as a finite float.
+// number parses field i of f, named name, as a finite float of at least
+// 0: times, rates, queue lengths and slowdowns are never negative.
 func number(f []string, i int, name string) (float64, error) {
 	v, err := strconv.ParseFloat(f[i], 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("%s %q is not a number", name, f[i])
+	}
+	if v < 0 {
+		return 0, fmt.Errorf("%s %s is negative", name, f[i])
 	}
 	return v, nil
 }

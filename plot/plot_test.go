@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	gplot "gonum.org/v1/plot"
 
 	"github.com/rocekit/rocekit/decode"
 	"github.com/rocekit/rocekit/internal/oracle"
@@ -27,7 +28,7 @@ import (
 // simCapture runs the default two-host scenario (1% loss each way) with
 // messages 1 MiB WRITEs and writes its trace to a pcap in a temporary
 // folder.
-func simCapture(t *testing.T, messages int64, op string) string {
+func simCapture(t testing.TB, messages int64, op string) string {
 	t.Helper()
 	sc := roce.DefaultScenario()
 	sc.QPs[0].Work.Count = messages
@@ -229,6 +230,7 @@ func TestReadSamples(t *testing.T) {
 		{"time_ns,flow,gbps\n5000,0\n", ":2: 2 fields, want 3 (time_ns,flow,gbps)"},
 		{"time_ns,flow,gbps\nNaN,0,1\n", ":2: time_ns \"NaN\" is not a number"},
 		{"", ": empty file"},
+		{"time_ns,flow,gbps\n5000,0,-2\n", ":2: gbps -2 is negative"},
 	} {
 		p := writeFile(t, "bad.csv", c.text)
 		_, err := ReadSamples(p, RatesHeader)
@@ -387,4 +389,30 @@ func TestCapturePlotsAndHTML(t *testing.T) {
 	assert.Contains(t, page, "<title>run &lt;1&gt;</title>")
 	assert.Contains(t, page, "<td>x&amp;y</td><td>1</td>")
 	assert.Equal(t, 3, strings.Count(page, `src="data:image/svg+xml;base64,`))
+}
+
+// Inputs with nothing to draw give a plot that says so, not a panic or a
+// hang (gonum's ticks need finite axis bounds).
+func TestEmptyInputs(t *testing.T) {
+	var plots []*gplot.Plot
+	add := func(p *gplot.Plot, err error) {
+		t.Helper()
+		require.NoError(t, err)
+		plots = append(plots, p)
+	}
+	c := &Capture{Name: "empty.pcap"}
+	add(PSNPlot(c, nil))
+	add(ThroughputPlot(c, nil, AutoBin(0)))
+	add(RTTPlot(c, nil))
+	add(RatePlot([]Named[[]*Series]{{Name: "r"}}))
+	add(QueuePlot([]Named[[]*Series]{{Name: "q"}}))
+	add(PausePlot([]Named[*Run]{{Name: "s", Value: &Run{}}}, nil))
+	add(SlowdownPlot([]Named[[]Bucket]{{Name: "f"}}))
+	add(CDFPlot([]Named[[]FlowFCT]{{Name: "f"}}))
+	for _, p := range plots {
+		var b bytes.Buffer
+		require.NoError(t, Render(&b, p, "svg"))
+		texts := svgTexts(t, b.Bytes())
+		assert.True(t, strings.HasSuffix(texts[0], "(nothing to plot)") || strings.HasSuffix(texts[0], "(no port was paused)"), texts[0])
+	}
 }

@@ -105,14 +105,28 @@ func (cleanTicks) Ticks(lo, hi float64) []gplot.Tick {
 
 // headroom raises the top of the Y axis so that a legend of n
 // entries at the top of the plot does not cover the data.
+// A plot without any series says so in its title.
 func headroom(p *gplot.Plot, n int) {
+	if n == 0 && !strings.HasSuffix(p.Title.Text, ")") {
+		p.Title.Text += " (nothing to plot)"
+	}
+	// Axes without data have no range: give them one (gonum's ticks
+	// need finite bounds).
+	for _, a := range []*gplot.Axis{&p.X, &p.Y} {
+		if math.IsInf(a.Min, 0) || math.IsInf(a.Max, 0) || math.IsNaN(a.Min) || math.IsNaN(a.Max) || a.Max < a.Min {
+			a.Min, a.Max = 0, 1
+			if _, ok := a.Scale.(gplot.LogScale); ok {
+				a.Min, a.Max = 1, 10
+			}
+		}
+	}
 	if n == 0 || !p.Legend.Top {
 		return
 	}
 	frac := 0.05*float64(n) + 0.04
 	if _, ok := p.Y.Scale.(gplot.LogScale); ok {
-		if p.Y.Min > 0 && p.Y.Max > p.Y.Min {
-			p.Y.Max *= math.Pow(p.Y.Max/p.Y.Min, frac)
+		if top := p.Y.Max * math.Pow(p.Y.Max/p.Y.Min, frac); p.Y.Min > 0 && p.Y.Max > p.Y.Min && !math.IsInf(top, 0) {
+			p.Y.Max = top
 		}
 		return
 	}
@@ -120,7 +134,9 @@ func headroom(p *gplot.Plot, n int) {
 	if span <= 0 {
 		span = max(math.Abs(p.Y.Max), 1)
 	}
-	p.Y.Max += span * frac
+	if top := p.Y.Max + span*frac; !math.IsInf(top, 0) {
+		p.Y.Max = top
+	}
 }
 
 // flowName is a flow's legend name: its label, or only its QP when space
@@ -503,6 +519,9 @@ func SlowdownPlot(runs []Named[[]Bucket]) (*gplot.Plot, error) {
 	}
 	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}}
 	for ri, r := range runs {
+		if len(r.Value) == 0 {
+			continue
+		}
 		for pi, pc := range []string{"p50", "p95", "p99"} {
 			xy := make(plotter.XYs, len(r.Value))
 			for j, b := range r.Value {
@@ -533,7 +552,9 @@ func SlowdownPlot(runs []Named[[]Bucket]) (*gplot.Plot, error) {
 			p.Legend.Add(label, l, sc)
 		}
 	}
-	p.NominalX(names...)
+	if len(names) > 0 {
+		p.NominalX(names...)
+	}
 	if len(names) == 1 {
 		p.X.Min, p.X.Max = -0.5, 0.5
 	}
