@@ -285,7 +285,7 @@ func RTTPlot(c *Capture, flows []*Flow) (*gplot.Plot, error) {
 		sc.Radius = vg.Points(2)
 		p.Add(l, sc)
 		entries++
-		p.Legend.Add(fmt.Sprintf("%s (%d samples)", flowName(f), len(f.RTT)), l, sc)
+		p.Legend.Add(fmt.Sprintf("%s (%s)", flowName(f), count(len(f.RTT), "sample")), l, sc)
 	}
 	headroom(p, entries)
 	return p, nil
@@ -619,8 +619,16 @@ func CDFPlot(runs []Named[[]FlowFCT]) (*gplot.Plot, error) {
 		l.Width = vg.Points(1.8)
 		p.Add(l)
 		entries++
-		p.Legend.Add(fmt.Sprintf("%s (%d flows)", r.Name, len(v)), l)
+		p.Legend.Add(fmt.Sprintf("%s (%s)", r.Name, count(len(v), "flow")), l)
 	}
 	headroom(p, entries)
 	return p, nil
+}
+
+// count is "1 flow", "2 flows".
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
