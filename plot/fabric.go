@@ -144,8 +144,8 @@ type FlowFCT struct {
 func ReadFCT(path string) ([]FlowFCT, error) {
 	var out []FlowFCT
 	err := csvFile(path, roce.FCTHeader, func(line int, f []string) error {
-		if len(f) != 10 {
-			return fmt.Errorf("%d fields, want 10 (%s)", len(f), roce.FCTHeader)
+		if want := strings.Count(roce.FCTHeader, ",") + 1; len(f) != want {
+			return fmt.Errorf("%d fields, want %d (%s)", len(f), want, roce.FCTHeader)
 		}
 		var r FlowFCT
 		var err error

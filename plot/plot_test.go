@@ -243,7 +243,7 @@ func TestReadSamples(t *testing.T) {
 }
 
 func TestReadFCT(t *testing.T) {
-	p := writeFile(t, "f.csv", roce.FCTHeader+"\n0,h1,h0,1000000,0.000,328918.400,328918.400,85499.360,3.8470,true\n1,h2,h0,500,10.000,,,1000.000,,false\n")
+	p := writeFile(t, "f.csv", roce.FCTHeader+"\n0,h1,h0,1000000,0.000,328918.400,328918.400,85499.360,3.8470,true,0\n1,h2,h0,500,10.000,,,1000.000,,false,0\n")
 	f, err := ReadFCT(p)
 	require.NoError(t, err)
 	assert.Equal(t, []FlowFCT{
@@ -251,7 +251,7 @@ func TestReadFCT(t *testing.T) {
 		{Flow: 1, Src: "h2", Dst: "h0", Size: 500, Ideal: 1000},
 	}, f)
 	assert.Equal(t, []float64{328918.4}, FCTs(f))
-	p = writeFile(t, "f.csv", roce.FCTHeader+"\n0,h1,h0,1000000,0.000,1,1,1,1,maybe\n")
+	p = writeFile(t, "f.csv", roce.FCTHeader+"\n0,h1,h0,1000000,0.000,1,1,1,1,maybe,0\n")
 	_, err = ReadFCT(p)
 	assert.EqualError(t, err, p+":2: ok \"maybe\" is not true or false")
 }

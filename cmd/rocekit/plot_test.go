@@ -284,7 +284,7 @@ func TestPlotErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"nosuch.pcap"}, 1, "rocekit plot: open nosuch.pcap: no such file or directory\n"},
-		{[]string{"bad.csv"}, 1, `rocekit plot: bad.csv:1: header "time,flow,rate" is none of the simulator's: "time_ns,flow,gbps", "time_ns,port,queue_bytes" or "flow,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,ok"` + "\n"},
+		{[]string{"bad.csv"}, 1, `rocekit plot: bad.csv:1: header "time,flow,rate" is none of the simulator's: "time_ns,flow,gbps", "time_ns,port,queue_bytes" or "flow,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,ok,cnps"` + "\n"},
 		{[]string{"r.csv"}, 1, `rocekit plot: r.csv:2: gbps "fast" is not a number` + "\n"},
 		{[]string{"junk.pcap"}, 1, "rocekit plot: junk.pcap: "},
 		{[]string{"--kind", "stevens", "q.csv"}, 2, `rocekit plot: --kind "stevens": want psn, throughput, rtt, rate, queue, pause, fct or fctcdf` + "\nrun 'rocekit plot -h' for usage\n"},
