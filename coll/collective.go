@@ -388,6 +388,22 @@ func (c *Collective) Payload(s Send) []byte {
 	return b[s.Offset : s.Offset+s.Len]
 }
 
+// SendPlan returns, from the rank's schedule, the ranks it sends chunks
+// to (each once, in the order of its first chunk to each) and its largest
+// chunk in bytes: what a driver needs to set up connections and landing
+// buffers before the collective runs.
+func (c *Collective) SendPlan() (to []int, maxLen int) {
+	seen := map[int32]bool{}
+	for _, s := range c.sends {
+		if !seen[s.to] {
+			seen[s.to] = true
+			to = append(to, int(s.to))
+		}
+		maxLen = max(maxLen, s.n)
+	}
+	return to, maxLen
+}
+
 // Done reports whether the rank has received every chunk it expects and
 // emitted every send: its Output is final.
 func (c *Collective) Done() bool { return c.started && c.recvsLeft == 0 && c.sendsLeft == 0 }

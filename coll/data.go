@@ -52,7 +52,8 @@ func value(buf []byte, dt DType, i int) float64 {
 
 // Reference returns the output every rank of the collective cfg describes
 // must end with, given every rank's input (inputs[r], as Input sizes it),
-// computed directly: a reduction in rank order, in float64 for floats (and
+// computed directly (ranks whose outputs are equal share one slice: do not
+// modify them): a reduction in rank order, in float64 for floats (and
 // in wrapping int32 arithmetic for Int32), then rounded to the type. A rank
 // without output (non-root of Reduce and Gather) gets nil. cfg.Rank is
 // ignored.
@@ -115,11 +116,15 @@ func Reference(cfg Config, inputs [][]byte) ([][]byte, error) {
 			}
 		}
 	}
+	var all []byte // AllReduce: every rank's output is the same
 	for r := range p {
 		switch cfg.Op {
 		case AllReduce:
-			out[r] = make([]byte, n)
-			red(out[r], 0, cnt)
+			if all == nil {
+				all = make([]byte, n)
+				red(all, 0, cnt)
+			}
+			out[r] = all
 		case Reduce:
 			if r == cfg.Root {
 				out[r] = make([]byte, n)

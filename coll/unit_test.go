@@ -385,3 +385,24 @@ func TestOnRecvErrors(t *testing.T) {
 
 // huge is 2^40, as a variable so that 32-bit builds compile.
 var huge = int64(1) << 40
+
+// SendPlan names the peers a ring rank sends to (its successor only) and
+// the largest chunk; a direct all-to-all rank sends to every other rank.
+func TestSendPlan(t *testing.T) {
+	c, err := New(Config{Ranks: 4, Rank: 1, Op: AllReduce, Algo: Ring, Count: 1 << 20, ChunkSize: 65536})
+	if err != nil {
+		t.Fatal(err)
+	}
+	to, maxLen := c.SendPlan()
+	if len(to) != 1 || to[0] != 2 || maxLen != 65536 {
+		t.Fatalf("ring rank 1: sends to %v, largest chunk %d; want [2], 65536", to, maxLen)
+	}
+	c, err = New(Config{Ranks: 4, Rank: 0, Op: AllToAll, Algo: Direct, Count: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	to, maxLen = c.SendPlan()
+	if len(to) != 3 || maxLen != 4000 {
+		t.Fatalf("all-to-all rank 0: sends to %v, largest %d; want 3 peers, 4000", to, maxLen)
+	}
+}

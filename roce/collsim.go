@@ -48,7 +48,9 @@ type CollResult struct {
 	AlgBW, BusBW float64
 	// Algo is the algorithm that ran (Auto resolved).
 	Algo coll.Algo
-	// Summary is the simulator's summary of the run (frames, ports, CC).
+	// Summary is the simulator's summary of the run (frames, ports, CC);
+	// its WallSeconds is the simulation's alone, without drawing the
+	// inputs and checking the outputs.
 	Summary *Summary
 }
 
@@ -150,8 +152,7 @@ func RunCollective(sc *Scenario, cfg CollConfig, opt Options) (*CollResult, erro
 		coll.Fill(c.Input(), cfg.DType, sc.Seed, r)
 		run.ranks = append(run.ranks, c)
 	}
-	// The pairs: a dry run's sends tell which ranks talk to which, and the
-	// largest chunk, the landing slots' size.
+	// The pairs that talk, and the largest chunk, the landing slots' size.
 	dry, maxLen := collPairs(run.ranks)
 	for _, p := range dry {
 		if !pairs[p] {
@@ -212,41 +213,17 @@ func RunCollective(sc *Scenario, cfg CollConfig, opt Options) (*CollResult, erro
 	return res, nil
 }
 
-// collPairs runs the ranks' schedules on an instant network to find the
-// (from, to) pairs that exchange chunks, in a fixed order, and the largest
-// chunk. The ranks are left ready to start again.
+// collPairs returns the (from, to) pairs that exchange chunks, from the
+// ranks' schedules, in a fixed order, and the largest chunk.
 func collPairs(ranks []*coll.Collective) ([][2]int, int) {
-	maxLen := 0
 	var pairs [][2]int
-	seen := map[[2]int]bool{}
-	type msg struct {
-		from int
-		s    coll.Send
-		data []byte
-	}
-	var q []msg
+	maxLen := 0
 	for r, c := range ranks {
-		c.Start(0)
-		for _, s := range c.AppendSends(nil) {
-			q = append(q, msg{r, s, append([]byte(nil), c.Payload(s)...)})
+		to, n := c.SendPlan()
+		for _, q := range to {
+			pairs = append(pairs, [2]int{r, q})
 		}
-	}
-	for len(q) > 0 {
-		m := q[0]
-		q = q[1:]
-		p := [2]int{m.from, m.s.To}
-		maxLen = max(maxLen, m.s.Len)
-		if !seen[p] {
-			seen[p] = true
-			pairs = append(pairs, p)
-		}
-		to := ranks[m.s.To]
-		if err := to.OnRecv(0, m.from, m.s.Chunk, m.data); err != nil {
-			continue
-		}
-		for _, s := range to.AppendSends(nil) {
-			q = append(q, msg{m.s.To, s, append([]byte(nil), to.Payload(s)...)})
-		}
+		maxLen = max(maxLen, n)
 	}
 	return pairs, maxLen
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/rocekit/rocekit/coll"
 	"github.com/rocekit/rocekit/icrc"
 	"github.com/rocekit/rocekit/opcode"
 	"github.com/rocekit/rocekit/packet"
@@ -108,4 +109,24 @@ func BenchmarkFabricFloor(b *testing.B) {
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "datapkts/s")
 		})
 	}
+}
+
+// BenchmarkCollAllReduce is the 64 MB all-reduce by ring over 8 ranks on
+// one 100 Gb/s switch: one op is a whole RunCollective (drawing the inputs,
+// the simulation of every chunk on real RC frames, and checking every
+// rank's output against the reference); sim-s is the simulation's share.
+func BenchmarkCollAllReduce(b *testing.B) {
+	sc, err := ParseScenario([]byte(`{"seed":1,"topology":"star:hosts=8","traffic":"incast:n=1,size=1KB"}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var simWall float64
+	for i := 0; i < b.N; i++ {
+		r, err := RunCollective(sc, CollConfig{Ranks: 8, Op: coll.AllReduce, Algo: coll.Ring, DType: coll.Float32, RedOp: coll.Sum, Count: 16_000_000}, Options{})
+		if err != nil || r.Wrong != 0 {
+			b.Fatal(err, r.Wrong)
+		}
+		simWall += r.Summary.WallSeconds
+	}
+	b.ReportMetric(simWall/float64(b.N), "sim-s/op")
 }
