@@ -416,3 +416,32 @@ func TestEmptyInputs(t *testing.T) {
 		assert.True(t, strings.HasSuffix(texts[0], "(nothing to plot)") || strings.HasSuffix(texts[0], "(no port was paused)"), texts[0])
 	}
 }
+
+// ReadColl reads rocekit coll --json lines; the series are split by
+// algorithm and sorted by size; errors name file and line.
+func TestReadColl(t *testing.T) {
+	p := writeFile(t, "c.json", `{"op":"allreduce","algo":"tree","ranks":8,"size":4000,"time_us":20,"algbw_gbps":0.2,"busbw_gbps":0.35,"wrong":0}
+{"op":"allreduce","algo":"ring","ranks":8,"size":16000,"time_us":30,"algbw_gbps":0.5,"busbw_gbps":0.9,"wrong":0}
+{"op":"allreduce","algo":"ring","ranks":8,"size":4000,"time_us":25,"algbw_gbps":0.16,"busbw_gbps":0.28,"wrong":0}
+`)
+	require.True(t, IsColl([]byte(`{"size":1,"busbw_gbps":2}`)))
+	require.False(t, IsColl([]byte(`{"ports":[]}`)))
+	rows, err := ReadColl(p)
+	require.NoError(t, err)
+	require.Len(t, rows, 3)
+	s := collSeries([]Named[[]CollRow]{{Name: "c.json", Value: rows}})
+	require.Len(t, s, 2)
+	require.Equal(t, "tree", s[0].Name)
+	require.Equal(t, "ring", s[1].Name)
+	require.Equal(t, []int64{4000, 16000}, []int64{s[1].Value[0].Size, s[1].Value[1].Size})
+	two := collSeries([]Named[[]CollRow]{{Name: "a", Value: rows[:1]}, {Name: "b", Value: rows[1:]}})
+	require.Equal(t, []string{"tree", "ring"}, []string{two[0].Name, two[1].Name}, "one algorithm each, different: named by it")
+	same := collSeries([]Named[[]CollRow]{{Name: "a", Value: rows[1:2]}, {Name: "b", Value: rows[2:]}})
+	require.Equal(t, []string{"a", "b"}, []string{same[0].Name, same[1].Name}, "the same algorithm: named by run")
+	d := writeFile(t, "d.json", `{"size":1,"busbw_gbps":2}`+"\n")
+	_, err = ReadColl(d)
+	require.EqualError(t, err, d+`:1: no "time_us" key: not a line of rocekit coll --json`)
+	pl, err := BusBWPlot([]Named[[]CollRow]{{Name: "c.json", Value: rows}})
+	require.NoError(t, err)
+	require.Equal(t, "Bus bandwidth: allreduce, 8 ranks", pl.Title.Text)
+}

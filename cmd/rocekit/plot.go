@@ -31,6 +31,7 @@ Inputs, told apart by their contents:
   PREFIX.queues.csv  rocekit sim --samples PREFIX: time_ns,port,queue_bytes
   FCT CSV            rocekit sim --fct FILE
   JSON summary       rocekit sim --topology ... --json (a file ending .json)
+  collective results rocekit coll --json (one object per line)
 Several inputs of one kind are overlaid, each run named by its file, or by
 NAME when given as NAME=FILE. A capture is plotted alone.
 
@@ -47,6 +48,9 @@ Kinds (--kind; the default is the first one the input gives):
   fct         FCT CSV or JSON summary: FCT slowdown p50, p95, p99 per flow
               size bucket (<10KB, 10KB-100KB, 100KB-1MB, 1MB-10MB, >=10MB)
   fctcdf      FCT CSV: CDF of the completed flows' FCTs
+  busbw       collective results: busbw against message size, a line per
+              algorithm (and per file)
+  colltime    collective results: time against message size, log-log
 
 Without --qp, --flow or --egress the --top busiest are plotted: QPs by
 packets (throughput: by payload bytes), flows by mean rate, ports by
@@ -69,6 +73,7 @@ const (
 	inQueues  = "a queues CSV"
 	inFCT     = "an FCT CSV"
 	inJSON    = "a JSON summary"
+	inColl    = "collective results"
 )
 
 // plotKinds lists the kinds and the input types each draws from.
@@ -84,6 +89,8 @@ var plotKinds = []struct {
 	{"pause", []string{inJSON}},
 	{"fct", []string{inFCT, inJSON}},
 	{"fctcdf", []string{inFCT}},
+	{"busbw", []string{inColl}},
+	{"colltime", []string{inColl}},
 }
 
 // plotInput is one input file: its run name, path and type.
@@ -105,7 +112,7 @@ type plotConfig struct {
 func runPlot(args []string, stdout, stderr io.Writer) int {
 	var cfg plotConfig
 	fs := flag.NewFlagSet("plot", flag.ContinueOnError)
-	fs.StringVar(&cfg.kind, "kind", "", "what to plot: psn, throughput, rtt, rate, queue, pause, fct or fctcdf (default: the first the input gives)")
+	fs.StringVar(&cfg.kind, "kind", "", "what to plot: psn, throughput, rtt, rate, queue, pause, fct, fctcdf, busbw or colltime (default: the first the input gives)")
 	fs.StringVar(&cfg.out, "o", "", "image file to write, SVG or PNG by its extension (default: INPUT.KIND.svg, unless --html is given)")
 	fs.StringVar(&cfg.html, "html", "", "write every figure of the inputs and a summary table to this HTML page (default: none)")
 	qp := fs.String("qp", "", "capture: only these QPs (destination or source QP), comma-separated, decimal or 0x hex (default: the --top busiest)")
@@ -144,7 +151,7 @@ func runPlot(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "plot", "%v", err)
 	}
 	if cfg.kind != "" && kindFrom(cfg.kind) == nil {
-		return usageError(stderr, "plot", "--kind %q: want psn, throughput, rtt, rate, queue, pause, fct or fctcdf", cfg.kind)
+		return usageError(stderr, "plot", "--kind %q: want psn, throughput, rtt, rate, queue, pause, fct, fctcdf, busbw or colltime", cfg.kind)
 	}
 	if cfg.out != "" {
 		if _, err := plot.Format(cfg.out); err != nil {
@@ -261,10 +268,13 @@ func inputType(path string) (string, error) {
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		return "", fmt.Errorf("%s is a directory", path)
 	}
+	line, _ := bufio.NewReaderSize(f, 4096).ReadString('\n')
+	if plot.IsColl([]byte(line)) {
+		return inColl, nil
+	}
 	if strings.EqualFold(filepath.Ext(path), ".json") {
 		return inJSON, nil
 	}
-	line, _ := bufio.NewReaderSize(f, 4096).ReadString('\n')
 	switch strings.TrimRight(line, "\r\n") {
 	case plot.RatesHeader:
 		return inRates, nil
@@ -341,6 +351,19 @@ func plotKind(cfg *plotConfig, kind string, ins []plotInput) (*gplot.Plot, error
 			runs = append(runs, plot.Named[[]plot.FlowFCT]{Name: runName(in), Value: f})
 		}
 		return plot.CDFPlot(runs)
+	case "busbw", "colltime":
+		var runs []plot.Named[[]plot.CollRow]
+		for _, in := range ins {
+			rows, err := plot.ReadColl(in.path)
+			if err != nil {
+				return nil, err
+			}
+			runs = append(runs, plot.Named[[]plot.CollRow]{Name: runName(in), Value: rows})
+		}
+		if kind == "busbw" {
+			return plot.BusBWPlot(runs)
+		}
+		return plot.CollTimePlot(runs)
 	}
 	return nil, fmt.Errorf("unknown kind %q", kind)
 }
@@ -427,6 +450,7 @@ func plotHTML(cfg *plotConfig, inputs []plotInput, stderr io.Writer) int {
 	}
 	for _, k := range []struct{ typ, kind string }{
 		{inRates, "rate"}, {inQueues, "queue"}, {inJSON, "pause"}, {inFCT, "fct"}, {inJSON, "fct"}, {inFCT, "fctcdf"},
+		{inColl, "busbw"}, {inColl, "colltime"},
 	} {
 		ins := byType[k.typ]
 		if len(ins) == 0 || k.typ == inJSON && k.kind == "fct" && len(byType[inFCT]) > 0 {

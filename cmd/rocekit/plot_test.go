@@ -287,7 +287,7 @@ func TestPlotErrors(t *testing.T) {
 		{[]string{"bad.csv"}, 1, `rocekit plot: bad.csv:1: header "time,flow,rate" is none of the simulator's: "time_ns,flow,gbps", "time_ns,port,queue_bytes" or "flow,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,ok,cnps"` + "\n"},
 		{[]string{"r.csv"}, 1, `rocekit plot: r.csv:2: gbps "fast" is not a number` + "\n"},
 		{[]string{"junk.pcap"}, 1, "rocekit plot: junk.pcap: "},
-		{[]string{"--kind", "stevens", "q.csv"}, 2, `rocekit plot: --kind "stevens": want psn, throughput, rtt, rate, queue, pause, fct or fctcdf` + "\nrun 'rocekit plot -h' for usage\n"},
+		{[]string{"--kind", "stevens", "q.csv"}, 2, `rocekit plot: --kind "stevens": want psn, throughput, rtt, rate, queue, pause, fct, fctcdf, busbw or colltime` + "\nrun 'rocekit plot -h' for usage\n"},
 		{[]string{"--kind", "psn", "q.csv"}, 2, "rocekit plot: --kind psn plots a capture, and q.csv is a queues CSV\nrun 'rocekit plot -h' for usage\n"},
 		{[]string{"-o", "x.gif", "q.csv"}, 2, `rocekit plot: -o "x.gif": extension .gif, want .svg or .png` + "\nrun 'rocekit plot -h' for usage\n"},
 		{[]string{"q.csv", "r.csv"}, 2, "rocekit plot: q.csv is a queues CSV and r.csv a rates CSV: one kind of input at a time (or --html)\nrun 'rocekit plot -h' for usage\n"},
@@ -325,4 +325,35 @@ func TestPlotHelp(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 10, n)
+}
+
+// rocekit plot draws rocekit coll --json: busbw by size, one line per
+// algorithm, the legend naming them, and the points the JSON's.
+func TestPlotColl(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for _, a := range []string{"ring", "rhd"} {
+		code, out, errs := runCLI(t, "coll", "--ranks", "4", "--algo", a, "--min-bytes", "64KB", "--max-bytes", "256KB", "--json")
+		require.Equal(t, 0, code, errs)
+		f := filepath.Join(dir, a+".json")
+		require.NoError(t, os.WriteFile(f, []byte(out), 0o644))
+		files = append(files, f)
+	}
+	svg := filepath.Join(dir, "busbw.svg")
+	code, _, errs := runCLI(t, "plot", "--kind", "busbw", "-o", svg, files[0], files[1])
+	require.Equal(t, 0, code, errs)
+	b, err := os.ReadFile(svg)
+	require.NoError(t, err)
+	require.NoError(t, xml.Unmarshal(b, new(struct{})))
+	for _, s := range []string{"Bus bandwidth", "busbw (GB/s)", "message size (bytes)", ">ring<", ">rhd<"} {
+		require.Contains(t, string(b), s)
+	}
+	pngFile := filepath.Join(dir, "time.png")
+	code, _, errs = runCLI(t, "plot", "--kind", "colltime", "-o", pngFile, files[0])
+	require.Equal(t, 0, code, errs)
+	f, err := os.Open(pngFile)
+	require.NoError(t, err)
+	defer f.Close()
+	_, err = png.Decode(f)
+	require.NoError(t, err)
 }
