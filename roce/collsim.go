@@ -140,6 +140,21 @@ func RunCollective(sc *Scenario, cfg CollConfig, opt Options) (*CollResult, erro
 	if cfg.Algo == coll.Auto {
 		cfg.Algo = coll.ChooseAlgo(cfg.Op, coll.Bytes(cfg.Op, cfg.Count, cfg.DType.Size(), cfg.Ranks), cfg.Ranks)
 	}
+	// Each rank holds its input and a work buffer, and the check a
+	// reference per distinct output: refuse before allocating them what
+	// would not fit.
+	if cfg.Ranks < 1 || cfg.Count < 0 || cfg.DType.Size() < 1 {
+		return nil, fmt.Errorf("roce: collective of %d ranks and %d elements", cfg.Ranks, cfg.Count)
+	}
+	per := float64(coll.Bytes(cfg.Op, cfg.Count, cfg.DType.Size(), cfg.Ranks))
+	limit := opt.MaxMemoryBytes
+	if limit <= 0 {
+		limit = DefaultMemoryLimit
+	}
+	if need := 3 * per * float64(cfg.Ranks); need > float64(limit) {
+		return nil, fmt.Errorf("roce: the collective needs about %s of buffers (%d ranks x 3 x %s), more than the %s limit; lower the size or the ranks",
+			humanBytes(need), cfg.Ranks, humanBytes(per), humanBytes(float64(limit)))
+	}
 	run := &collRun{conns: map[[2]int]*conn{}, free: map[int][][]byte{}, corrupt: cfg.CorruptChunk, slot: cfg.ChunkSize}
 	pairs := map[[2]int]bool{}
 	var order [][2]int
