@@ -199,37 +199,12 @@ func (s *Sim) buildFabric(p *fabricPlan) error {
 		}
 		link := f.links[li]
 		a, _ := t.Lookup(l.A)
-		fwd, rev := sim.AtoB, sim.BtoA
+		fwd := sim.AtoB
 		if t.Links()[li].A != a { // the scenario names the ends the other way round
-			fwd, rev = rev, fwd
+			fwd = sim.BtoA
 		}
-		fa, fb := l.Faults, l.Faults
-		if l.AToB != nil {
-			fa = l.AToB
-		}
-		if l.BToA != nil {
-			fb = l.BToA
-		}
-		if fa != nil {
-			link.SetFaults(fwd, fa.faults())
-		}
-		if fb != nil {
-			link.SetFaults(rev, fb.faults())
-		}
-		for _, d := range l.Dead {
-			dirs := []sim.Direction{fwd, rev}
-			switch d.Dir {
-			case "a_to_b":
-				dirs = dirs[:1]
-			case "b_to_a":
-				dirs = dirs[1:]
-			}
-			for _, dir := range dirs {
-				link.SetDeadAt(nsTime(d.FromNS), dir, true)
-				if d.ToNS > 0 {
-					link.SetDeadAt(nsTime(d.ToNS), dir, false)
-				}
-			}
+		l.applyTo(link, fwd)
+		for _, d := range l.Dead { // routing follows, after the convergence delay
 			s.eng.Schedule(nsTime(d.FromNS)+conv, (*rerouter)(f), 1, uint64(li))
 			if d.ToNS > 0 {
 				s.eng.Schedule(nsTime(d.ToNS)+conv, (*rerouter)(f), 0, uint64(li))

@@ -246,6 +246,40 @@ func New(sc *Scenario, opt Options) (*Sim, error) {
 	return s, nil
 }
 
+// applyTo sets on link, whose direction fwd goes from l.A to l.B, the
+// faults and dead intervals l gives; a direction l gives no faults for
+// keeps its own.
+func (l *LinkSpec) applyTo(link *sim.Link, fwd sim.Direction) {
+	fa, fb := l.Faults, l.Faults
+	if l.AToB != nil {
+		fa = l.AToB
+	}
+	if l.BToA != nil {
+		fb = l.BToA
+	}
+	if fa != nil {
+		link.SetFaults(fwd, fa.faults())
+	}
+	if fb != nil {
+		link.SetFaults(fwd.Reverse(), fb.faults())
+	}
+	for _, d := range l.Dead {
+		dirs := []sim.Direction{fwd, fwd.Reverse()}
+		switch d.Dir {
+		case "a_to_b":
+			dirs = dirs[:1]
+		case "b_to_a":
+			dirs = dirs[1:]
+		}
+		for _, dir := range dirs {
+			link.SetDeadAt(nsTime(d.FromNS), dir, true)
+			if d.ToNS > 0 {
+				link.SetDeadAt(nsTime(d.ToNS), dir, false)
+			}
+		}
+	}
+}
+
 // buildLinks makes the switch, if the scenario has one, and the links of a
 // scenario that lists them.
 func (s *Sim) buildLinks(hostIdx map[string]int) {
@@ -284,30 +318,7 @@ func (s *Sim) buildLinks(hostIdx map[string]int) {
 			Delay:     nsTime(l.DelayNS),
 			Name:      l.A + "--" + l.B,
 		})
-		fa, fb := l.Faults, l.Faults
-		if l.AToB != nil {
-			fa = l.AToB
-		}
-		if l.BToA != nil {
-			fb = l.BToA
-		}
-		link.SetFaults(sim.AtoB, fa.faults())
-		link.SetFaults(sim.BtoA, fb.faults())
-		for _, d := range l.Dead {
-			dirs := []sim.Direction{sim.AtoB, sim.BtoA}
-			switch d.Dir {
-			case "a_to_b":
-				dirs = dirs[:1]
-			case "b_to_a":
-				dirs = dirs[1:]
-			}
-			for _, dir := range dirs {
-				link.SetDeadAt(nsTime(d.FromNS), dir, true)
-				if d.ToNS > 0 {
-					link.SetDeadAt(nsTime(d.ToNS), dir, false)
-				}
-			}
-		}
+		l.applyTo(link, sim.AtoB)
 		for _, side := range []struct {
 			name string
 			p    *sim.Port

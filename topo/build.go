@@ -310,15 +310,8 @@ const MaxRoutePairs = 1 << 26
 // returns nil if at is dst, or either id is out of range or dst is not a
 // host. It does not allocate; the slice is shared: do not modify it.
 func (t *Topology) NextHops(at, dst NodeID) []Port {
-	hi := t.HostIndex(dst)
-	if hi < 0 || at == dst || at < 0 || int(at) >= len(t.nodes) {
-		return nil
-	}
-	if t.nodes[at].Kind == Host {
-		return hostPort[:]
-	}
-	i := hi*len(t.switches) + int(t.index[at])
-	return t.hopPool[t.hopOff[i]:t.hopOff[i+1]:t.hopOff[i+1]]
+	r := Routes{t: t, hopOff: t.hopOff, hopPool: t.hopPool}
+	return r.NextHops(at, dst)
 }
 
 var hostPort = [1]Port{0}
