@@ -63,7 +63,7 @@ flags:
 `
 
 func init() {
-	register("plot", "plot a capture (PSN, throughput, RTT) or a fabric run (rates, queues, PFC, FCT) as SVG, PNG or HTML", runPlot)
+	register("plot", "plot a capture (PSN, throughput, RTT), a fabric run (rates, queues, PFC, FCT) or collectives (busbw) as SVG, PNG or HTML", runPlot)
 }
 
 // Input types of rocekit plot.
