@@ -1,6 +1,7 @@
 package coll
 
 import (
+	"github.com/rocekit/rocekit/sim"
 	"math"
 	"strconv"
 	"strings"
@@ -404,5 +405,90 @@ func TestSendPlan(t *testing.T) {
 	to, maxLen = c.SendPlan()
 	if len(to) != 3 || maxLen != 4000 {
 		t.Fatalf("all-to-all rank 0: sends to %v, largest %d; want 3 peers, 4000", to, maxLen)
+	}
+}
+
+// A SHARP tree of two nodes under a root, driven by hand: the leaves'
+// vectors summed at the nodes come back to every leaf; the node refuses a
+// chunk from a stranger or twice from one child.
+func TestSharpTree(t *testing.T) {
+	base := SharpConfig{Count: 10, DType: Int32, RedOp: Sum, ChunkSize: 16} // 3 chunks: 16, 16, 8 bytes
+	// Participants: leaves 0-3; nodes 4 (leaves 0, 1), 5 (leaves 2, 3), 6 the root.
+	var leaves []*SharpLeaf
+	for r := 0; r < 4; r++ {
+		c := base
+		c.Parent = 4 + r/2
+		l, err := NewSharpLeaf(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 10; i++ {
+			le.PutUint32(l.Input()[4*i:], uint32(100*r+i))
+		}
+		leaves = append(leaves, l)
+	}
+	mk := func(parent int, children ...int) *SharpNode {
+		c := base
+		c.Parent, c.Children = parent, children
+		n, err := NewSharpNode(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	parts := []interface {
+		Start(sim.Time)
+		AppendSends([]Send) []Send
+		Payload(Send) []byte
+		OnRecv(sim.Time, int, ChunkID, []byte) error
+		Done() bool
+	}{leaves[0], leaves[1], leaves[2], leaves[3], mk(6, 0, 1), mk(6, 2, 3), mk(-1, 4, 5)}
+	type msg struct {
+		from int
+		s    Send
+		data []byte
+	}
+	var q []msg
+	for i, p := range parts {
+		p.Start(0)
+		for _, s := range p.AppendSends(nil) {
+			q = append(q, msg{i, s, append([]byte(nil), p.Payload(s)...)})
+		}
+	}
+	for len(q) > 0 {
+		m := q[0]
+		q = q[1:]
+		to := parts[m.s.To]
+		if err := to.OnRecv(1, m.from, m.s.Chunk, m.data); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range to.AppendSends(nil) {
+			q = append(q, msg{m.s.To, s, append([]byte(nil), to.Payload(s)...)})
+		}
+	}
+	for r, l := range leaves {
+		if !l.Done() {
+			t.Fatalf("leaf %d not done", r)
+		}
+		for i := 0; i < 10; i++ {
+			if got, want := le.Uint32(l.Output()[4*i:]), uint32(600+4*i); got != want { // 0+100+200+300 + 4i
+				t.Fatalf("leaf %d element %d: %d, want %d", r, i, got, want)
+			}
+		}
+	}
+	for i := 4; i < 7; i++ {
+		if !parts[i].Done() {
+			t.Fatalf("node %d not done", i)
+		}
+	}
+	n := mk(-1, 0, 1)
+	if err := n.OnRecv(0, 3, ChunkID{Seq: 0}, make([]byte, 16)); err == nil {
+		t.Fatal("a chunk from a stranger was taken")
+	}
+	if err := n.OnRecv(0, 0, ChunkID{Seq: 0}, make([]byte, 16)); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.OnRecv(0, 0, ChunkID{Seq: 0}, make([]byte, 16)); err == nil {
+		t.Fatal("a child's chunk was taken twice")
 	}
 }

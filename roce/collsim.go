@@ -25,6 +25,14 @@ type CollConfig struct {
 	Count     int
 	ChunkSize int // 0: coll.DefaultChunkSize
 	Channels  int // 0: 1
+	// Sharp runs an all-reduce by SHARP instead of Algo: aggregation
+	// nodes in the switches (coll.SharpNode) reduce the ranks' chunks on
+	// the way up a tree and send the result down. An aggregation node is a
+	// port of its switch whose link runs at the switch's total rate (every
+	// port's), the rate at which it reduces and replicates; SharpRateBps
+	// sets another.
+	Sharp        bool
+	SharpRateBps int64
 	// Slots is how many chunks a connection has in flight at most: the
 	// receiver's landing slots (default 4). The sender posts the next
 	// chunk when one it sent has completed, by which time the receiver
@@ -46,8 +54,9 @@ type CollResult struct {
 	Wrong int
 	// AlgBW and BusBW are nccl-tests' bandwidths in GB/s.
 	AlgBW, BusBW float64
-	// Algo is the algorithm that ran (Auto resolved).
-	Algo coll.Algo
+	// Algo is the algorithm that ran (Auto resolved), unless Sharp.
+	Algo  coll.Algo
+	Sharp bool
 	// Summary is the simulator's summary of the run (frames, ports, CC);
 	// its WallSeconds is the simulation's alone, without drawing the
 	// inputs and checking the outputs.
@@ -57,9 +66,11 @@ type CollResult struct {
 // collSetup is what makes a fabric scenario a collective's: the rank
 // pairs that need a connection, and the landing slots.
 type collSetup struct {
-	pairs [][2]int
-	slot  int // bytes per landing slot (the chunk size)
-	slots int
+	pairs  [][2]int
+	hostOf []int          // participant -> host index; nil: the same
+	topo   *topo.Topology // SHARP: the topology with its aggregation nodes
+	slot   int            // bytes per landing slot (the chunk size)
+	slots  int
 }
 
 // collPlan is the plan of a collective: the topology's hosts and one
@@ -73,6 +84,9 @@ func (sc *Scenario) collPlan(t *topo.Topology) (*fabricPlan, error) {
 	}
 	fs := sc.flowSpec()
 	for _, pr := range sc.coll.pairs {
+		if h := sc.coll.hostOf; h != nil {
+			pr = [2]int{h[pr[0]], h[pr[1]]}
+		}
 		if pr[0] >= len(hostIDs) || pr[1] >= len(hostIDs) {
 			return nil, badValue("topology", "%d hosts, fewer than the ranks", len(hostIDs))
 		}
@@ -101,10 +115,21 @@ type collChunk struct {
 	data []byte // a copy of the payload, from the run's pool
 }
 
-// collRun drives the ranks' Collectives over the simulated connections.
+// participant is a rank's (or an aggregation node's) part in a
+// collective: a coll.Collective, coll.SharpLeaf or coll.SharpNode.
+type participant interface {
+	Start(now sim.Time)
+	AppendSends(dst []coll.Send) []coll.Send
+	Payload(s coll.Send) []byte
+	OnRecv(now sim.Time, from int, chunk coll.ChunkID, data []byte) error
+	Done() bool
+	SendPlan() ([]int, int)
+}
+
+// collRun drives the participants over the simulated connections.
 type collRun struct {
 	s       *Sim
-	ranks   []*coll.Collective
+	ranks   []participant
 	conns   map[[2]int]*conn
 	sends   []coll.Send
 	free    map[int][][]byte
@@ -158,7 +183,16 @@ func RunCollective(sc *Scenario, cfg CollConfig, opt Options) (*CollResult, erro
 	run := &collRun{conns: map[[2]int]*conn{}, free: map[int][][]byte{}, corrupt: cfg.CorruptChunk, slot: cfg.ChunkSize}
 	pairs := map[[2]int]bool{}
 	var order [][2]int
-	for r := 0; r < cfg.Ranks; r++ {
+	var setup collSetup
+	if cfg.Sharp {
+		if cfg.Op != coll.AllReduce {
+			return nil, fmt.Errorf("roce: SHARP runs all-reduce, not %v", cfg.Op)
+		}
+		if err := run.sharp(sc, &cfg, &setup); err != nil {
+			return nil, err
+		}
+	}
+	for r := 0; r < cfg.Ranks && !cfg.Sharp; r++ {
 		c, err := coll.New(coll.Config{Ranks: cfg.Ranks, Rank: r, Op: cfg.Op, Algo: cfg.Algo, Count: cfg.Count, DType: cfg.DType,
 			RedOp: cfg.RedOp, Root: cfg.Root, ChunkSize: cfg.ChunkSize, Channels: cfg.Channels})
 		if err != nil {
@@ -176,7 +210,8 @@ func RunCollective(sc *Scenario, cfg CollConfig, opt Options) (*CollResult, erro
 		}
 	}
 	c := *sc
-	c.coll = &collSetup{pairs: order, slot: max(maxLen, 8), slots: cfg.Slots}
+	setup.pairs, setup.slot, setup.slots = order, max(maxLen, 8), cfg.Slots
+	c.coll = &setup
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -192,7 +227,7 @@ func RunCollective(sc *Scenario, cfg CollConfig, opt Options) (*CollResult, erro
 	}
 	var total int64
 	for _, r := range run.ranks {
-		total += int64(r.Stats().Sends)
+		total += int64(sends(r))
 	}
 	s.total = total
 	for r, rk := range run.ranks {
@@ -203,22 +238,33 @@ func RunCollective(sc *Scenario, cfg CollConfig, opt Options) (*CollResult, erro
 	if err != nil {
 		return nil, err
 	}
-	res := &CollResult{Bytes: coll.Bytes(cfg.Op, cfg.Count, cfg.DType.Size(), cfg.Ranks), Algo: cfg.Algo, Summary: sum, Time: run.last}
-	inputs := make([][]byte, len(run.ranks))
-	for i, r := range run.ranks {
-		inputs[i] = r.Input()
+	res := &CollResult{Sharp: cfg.Sharp, Bytes: coll.Bytes(cfg.Op, cfg.Count, cfg.DType.Size(), cfg.Ranks), Algo: cfg.Algo, Summary: sum, Time: run.last}
+	inputs := make([][]byte, cfg.Ranks)
+	outputs := make([][]byte, cfg.Ranks)
+	for i := range inputs {
+		switch r := run.ranks[i].(type) {
+		case *coll.Collective:
+			inputs[i], outputs[i] = r.Input(), r.Output()
+		case *coll.SharpLeaf:
+			inputs[i], outputs[i] = r.Input(), r.Output()
+		}
 	}
-	want, err := coll.Reference(run.ranks[0].Config(), inputs)
+	algo := cfg.Algo
+	if cfg.Sharp {
+		algo = coll.Ring // any algorithm of the operation: the reference does not depend on it
+	}
+	want, err := coll.Reference(coll.Config{Ranks: cfg.Ranks, Op: cfg.Op, Algo: algo, Count: cfg.Count, DType: cfg.DType,
+		RedOp: cfg.RedOp, Root: cfg.Root}, inputs)
 	if err != nil {
 		return nil, err
 	}
 	tol := coll.Tolerance(cfg.DType, cfg.RedOp, cfg.Ranks)
-	for i, r := range run.ranks {
-		if !r.Done() {
+	for i := 0; i < cfg.Ranks; i++ {
+		if !run.ranks[i].Done() {
 			res.Wrong += cfg.Count // a rank that did not finish has nothing right
 			continue
 		}
-		res.Wrong += coll.Check(r.Output(), want[i], cfg.DType, tol)
+		res.Wrong += coll.Check(outputs[i], want[i], cfg.DType, tol)
 	}
 	res.Wrong += run.errs
 	if res.Time > 0 {
@@ -230,7 +276,7 @@ func RunCollective(sc *Scenario, cfg CollConfig, opt Options) (*CollResult, erro
 
 // collPairs returns the (from, to) pairs that exchange chunks, from the
 // ranks' schedules, in a fixed order, and the largest chunk.
-func collPairs(ranks []*coll.Collective) ([][2]int, int) {
+func collPairs(ranks []participant) ([][2]int, int) {
 	var pairs [][2]int
 	maxLen := 0
 	for r, c := range ranks {
@@ -374,4 +420,141 @@ func (c *conn) collRecv(now sim.Time, cp *rc.Completion) {
 	s.st.checks++
 	c.collPostRecv()
 	cc.run.deliver(now, cc.to)
+}
+
+// sends is how many chunks a participant sends in all.
+func sends(p participant) int {
+	switch r := p.(type) {
+	case *coll.Collective:
+		return r.Stats().Sends
+	case *coll.SharpNode:
+		return r.Sends()
+	case *coll.SharpLeaf:
+		return r.Sends()
+	}
+	return 0
+}
+
+// sharp sets up a SHARP all-reduce: an aggregation node on the switch of
+// every rank's host, and, when there are several, a root node on the
+// first switch without hosts (the fabric's top), or else on the first
+// rank's switch; each aggregation node is a host of the topology joined to
+// its switch. The ranks are the leaves; participants Ranks.. are the
+// nodes, in switch order.
+func (run *collRun) sharp(sc *Scenario, cfg *CollConfig, setup *collSetup) error {
+	t, err := sc.loadTopology()
+	if err != nil {
+		return err
+	}
+	if cfg.Ranks > len(t.Hosts()) {
+		return badValue("topology", "%d hosts, fewer than the %d ranks", len(t.Hosts()), cfg.Ranks)
+	}
+	edgeOf := make([]topo.NodeID, cfg.Ranks)
+	var edges []topo.NodeID
+	seen := map[topo.NodeID]bool{}
+	for r := 0; r < cfg.Ranks; r++ {
+		edgeOf[r] = t.Neighbor(t.Hosts()[r], 0)
+		if !seen[edgeOf[r]] {
+			seen[edgeOf[r]] = true
+			edges = append(edges, edgeOf[r])
+		}
+	}
+	root := topo.None
+	if len(edges) > 1 {
+		for _, sw := range t.Switches() {
+			hosts := false
+			for p := 0; p < t.NumPorts(sw); p++ {
+				hosts = hosts || t.Node(t.Neighbor(sw, topo.Port(p))).Kind == topo.Host
+			}
+			if !hosts {
+				root = sw
+				break
+			}
+		}
+	}
+	nodes := edges
+	if root != topo.None {
+		nodes = append(append([]topo.NodeID(nil), edges...), root)
+	}
+	// The topology again, with a host per aggregation node.
+	var b topo.Builder
+	for i := 0; i < t.NumNodes(); i++ {
+		nd := t.Node(topo.NodeID(i))
+		if nd.Kind == topo.Host {
+			b.AddHost(nd.Name)
+		} else {
+			b.AddSwitch(nd.Name)
+		}
+	}
+	for i, l := range t.Links() {
+		b.Connect(l.A, l.B, l.RateBps, l.Delay)
+		if l.ErrorRate > 0 {
+			b.SetErrorRate(i, l.ErrorRate)
+		}
+	}
+	an := make([]topo.NodeID, len(nodes))
+	for i, sw := range nodes {
+		rate := cfg.SharpRateBps
+		if rate <= 0 {
+			for p := 0; p < t.NumPorts(sw); p++ {
+				pi, _ := t.Port(sw, topo.Port(p))
+				rate += t.Links()[pi.Link].RateBps
+			}
+		}
+		an[i] = b.AddHost("sharp@" + t.Node(sw).Name)
+		b.Connect(an[i], sw, rate, 10*sim.Nanosecond)
+	}
+	nt, err := b.Build()
+	if err != nil {
+		return err
+	}
+	// Participants: leaves, then nodes.
+	p := cfg.Ranks
+	nodeOf := map[topo.NodeID]int{}
+	for i, sw := range nodes {
+		nodeOf[sw] = p + i
+	}
+	parentOf := func(sw topo.NodeID) int {
+		switch {
+		case root != topo.None && sw != root:
+			return nodeOf[root]
+		case root == topo.None && sw != edges[0]:
+			return nodeOf[edges[0]]
+		}
+		return -1
+	}
+	base := coll.SharpConfig{Count: cfg.Count, DType: cfg.DType, RedOp: cfg.RedOp, ChunkSize: cfg.ChunkSize}
+	children := make([][]int, len(nodes))
+	for r := 0; r < p; r++ {
+		c := base
+		c.Parent = nodeOf[edgeOf[r]]
+		leaf, err := coll.NewSharpLeaf(c)
+		if err != nil {
+			return err
+		}
+		coll.Fill(leaf.Input(), cfg.DType, sc.Seed, r)
+		run.ranks = append(run.ranks, leaf)
+		children[c.Parent-p] = append(children[c.Parent-p], r)
+	}
+	for i, sw := range nodes {
+		if par := parentOf(sw); par >= 0 {
+			children[par-p] = append(children[par-p], p+i)
+		}
+	}
+	setup.hostOf = make([]int, p+len(nodes))
+	for r := 0; r < p; r++ {
+		setup.hostOf[r] = r
+	}
+	for i, sw := range nodes {
+		c := base
+		c.Parent, c.Children = parentOf(sw), children[i]
+		node, err := coll.NewSharpNode(c)
+		if err != nil {
+			return err
+		}
+		run.ranks = append(run.ranks, node)
+		setup.hostOf[p+i] = nt.HostIndex(an[i])
+	}
+	setup.topo = nt
+	return nil
 }

@@ -293,8 +293,11 @@ var planCache struct {
 }
 
 func (sc *Scenario) makePlan() (*fabricPlan, error) {
-	t, err := sc.loadTopology()
-	if err != nil {
+	var t *topo.Topology
+	var err error
+	if sc.coll != nil && sc.coll.topo != nil {
+		t = sc.coll.topo
+	} else if t, err = sc.loadTopology(); err != nil {
 		return nil, err
 	}
 	hostIDs := t.Hosts()
@@ -339,7 +342,7 @@ func (sc *Scenario) planKey() string {
 		Flow                 *FlowSpec
 	}{sc.Topology, sc.Traffic, sc.HostGbps, sc.FabricGbps, sc.DelayNS, sc.Seed, sc.Flow})
 	if c := sc.coll; c != nil {
-		return fmt.Sprintf("%s|coll %v %d %d", b, c.pairs, c.slot, c.slots)
+		return fmt.Sprintf("%s|coll %v %v %p %d %d", b, c.pairs, c.hostOf, c.topo, c.slot, c.slots)
 	}
 	return string(b)
 }

@@ -38,7 +38,7 @@ func init() {
 func runColl(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("coll", flag.ContinueOnError)
 	op := fs.String("op", "allreduce", "operation: allreduce, allgather, reducescatter, broadcast, reduce, alltoall, scatter or gather")
-	algo := fs.String("algo", "auto", "algorithm: ring, tree, rhd, direct, binomial or auto (by coll.ChooseAlgo)")
+	algo := fs.String("algo", "auto", "algorithm: ring, tree, rhd, direct, binomial, sharp (all-reduce in the switches) or auto (by coll.ChooseAlgo)")
 	ranks := fs.Int("ranks", 8, "ranks (`N`), one per host")
 	minBytes := fs.String("min-bytes", "32MB", "smallest size (`SIZE`: B, KB, MB, GB, KiB, MiB, GiB)")
 	maxBytes := fs.String("max-bytes", "", "largest size (default: --min-bytes)")
@@ -66,9 +66,13 @@ func runColl(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "coll", "--op %s: want allreduce, allgather, reducescatter, broadcast, reduce, alltoall, scatter or gather", *op)
 	}
+	sharp := *algo == "sharp"
 	a, err := coll.ParseAlgo(*algo)
-	if err != nil {
-		return usageError(stderr, "coll", "--algo %s: want ring, tree, rhd, direct, binomial or auto", *algo)
+	if err != nil && !sharp {
+		return usageError(stderr, "coll", "--algo %s: want ring, tree, rhd, direct, binomial, sharp or auto", *algo)
+	}
+	if sharp && o != coll.AllReduce {
+		return usageError(stderr, "coll", "--algo sharp runs allreduce only, not %s", o)
 	}
 	dt, err := coll.ParseDType(*dtype)
 	if err != nil {
@@ -131,14 +135,18 @@ func runColl(args []string, stdout, stderr io.Writer) int {
 			return usageError(stderr, "coll", "size %d: %d elements per rank", size, count)
 		}
 		res, err := roce.RunCollective(sc, roce.CollConfig{Ranks: *ranks, Op: o, Algo: a, DType: dt, RedOp: ro, Root: *root,
-			Count: int(count), ChunkSize: *chunk, Channels: *channels}, roce.Options{})
+			Count: int(count), ChunkSize: *chunk, Channels: *channels, Sharp: sharp}, roce.Options{})
 		if err != nil {
 			return usageError(stderr, "coll", "%v", err)
 		}
 		events += res.Summary.Events
 		wrong += res.Wrong
 		if *jsonOut {
-			b, _ := json.Marshal(map[string]any{"op": o.String(), "algo": res.Algo.String(), "ranks": *ranks, "size": res.Bytes,
+			name := res.Algo.String()
+			if sharp {
+				name = "sharp"
+			}
+			b, _ := json.Marshal(map[string]any{"op": o.String(), "algo": name, "ranks": *ranks, "size": res.Bytes,
 				"count": count * per, "type": dt.String(), "redop": ro.String(), "root": *root, "time_us": res.Time.Microseconds(),
 				"algbw_gbps": res.AlgBW, "busbw_gbps": res.BusBW, "wrong": res.Wrong, "frames": res.Summary.PacketsSent,
 				"pfc_pauses": res.Summary.PFCPauses, "retransmissions": res.Summary.Retransmissions})
@@ -153,7 +161,7 @@ func runColl(args []string, stdout, stderr io.Writer) int {
 	wall := time.Since(start)
 	if !*jsonOut {
 		chosen := *algo
-		if a == coll.Auto {
+		if a == coll.Auto && !sharp {
 			chosen = "auto: " + coll.ChooseAlgo(o, coll.Bytes(o, rows[0].Count, es, *ranks), *ranks).String() + " for the first size"
 		}
 		fmt.Fprintf(stdout, "# rocekit coll: %s, %s, %d ranks on %s at %s Gb/s, simulated time\n", o, chosen, *ranks, spec,
