@@ -125,7 +125,8 @@ func Parse(name string, data []byte, opt Options) (*File, error) {
 		}
 		sc, err := roce.LoadScenario(file)
 		if err != nil {
-			return nil, bad(scen, "%v", err)
+			// The error names the scenario file and its own line.
+			return nil, fmt.Errorf("%s: scenario: %v", name, err)
 		}
 		base = sc.MarshalIndent()
 	case scen != nil && scen.kind == '{':
@@ -138,8 +139,11 @@ func Parse(name string, data []byte, opt Options) (*File, error) {
 				blank[i] = c
 			}
 		}
-		if _, err := roce.ParseScenario(blank); err != nil {
-			return nil, fmt.Errorf("%s: scenario.%v", name, err)
+		// A value Validate refuses may be one the grid sets: the points
+		// are checked below.
+		var ve *roce.ValueError
+		if _, err := roce.ParseScenario(blank); err != nil && !errors.As(err, &ve) {
+			return nil, fmt.Errorf("%s: scenario.%s", name, strings.TrimPrefix(err.Error(), "scenario: "))
 		}
 		base = data[scen.start:scen.end]
 	case scen != nil:
@@ -362,6 +366,10 @@ func Parse(name string, data []byte, opt Options) (*File, error) {
 				if len(params) > 0 {
 					at, atKey = params[0].nums[c[0]], params[0].key
 				}
+				blameBase := scen != nil && scen.kind == '{'
+				if blameBase {
+					at = scen
+				}
 				path, _, _ := strings.Cut(msg, ":")
 				var ve *roce.ValueError
 				if errors.As(err, &ve) {
@@ -369,9 +377,12 @@ func Parse(name string, data []byte, opt Options) (*File, error) {
 				}
 				for j, p := range params {
 					if strings.HasPrefix(path, p.key) || strings.HasPrefix(p.key, path+".") {
-						at, atKey = p.nums[c[j]], p.key
+						at, atKey, blameBase = p.nums[c[j]], p.key, false
 						break
 					}
+				}
+				if blameBase {
+					return nil, bad(scen, "the scenario is refused: %s (with %s)", msg, pointLabel(params, c, seed, hasSeedParam))
 				}
 				return nil, bad(at, "%s=%s: the scenario is refused: %s", atKey, cell(valueOf(params, c, atKey, seed)), msg)
 			}
@@ -387,6 +398,18 @@ type gridParam struct {
 	node *node
 	vals []any
 	nums []*node // the node each value comes from
+}
+
+// pointLabel is the parameters of a point being built, for errors.
+func pointLabel(params []gridParam, c []int, seed any, hasSeedParam bool) string {
+	var parts []string
+	for j, p := range params {
+		parts = append(parts, p.key+"="+cell(p.vals[c[j]]))
+	}
+	if !hasSeedParam {
+		parts = append(parts, "seed="+cell(seed))
+	}
+	return strings.Join(parts, " ")
 }
 
 func valueOf(params []gridParam, c []int, key string, seed any) any {

@@ -165,8 +165,8 @@ type Result struct {
 	// now with a row; Failed those whose run failed (no row), with their
 	// errors in Errors by point.
 	Skipped, Done int
-	Failed      []Point
-	Errors      []error
+	Failed        []Point
+	Errors        []error
 	// Interrupted is true when the context ended before every point
 	// started; the points running then finished and have their rows.
 	Interrupted bool

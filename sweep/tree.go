@@ -174,7 +174,7 @@ func skipSep(data []byte, off int64) int64 {
 func syntaxError(data []byte, err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return fmt.Errorf("%s at %s", strings.TrimPrefix(se.Error(), "json: "), jsonerr.Position(data, se.Offset-1))
+		return fmt.Errorf("%s at %s", strings.TrimPrefix(se.Error(), "json: "), jsonerr.Position(data, se.Offset))
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("unexpected end of JSON input at %s", jsonerr.Position(data, int64(len(bytes.TrimRight(data, " \t\r\n")))))
