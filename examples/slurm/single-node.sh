@@ -34,6 +34,8 @@ start) ;;
 esac
 
 mkdir -p "$dir"/{state,spool,log,munge}
+# munged runs as munge: it must reach its folder (mktemp -d gives 700).
+chmod 755 "$dir"
 dir=$(cd "$dir" && pwd)
 host=$(hostname -s)
 cpus=$(nproc)
