@@ -273,6 +273,10 @@ feed:
 		if stop {
 			break
 		}
+		if ctx.Err() != nil {
+			res.Interrupted = true
+			break
+		}
 		select {
 		case <-ctx.Done():
 			res.Interrupted = true

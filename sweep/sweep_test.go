@@ -311,3 +311,29 @@ func TestRunInterrupted(t *testing.T) {
 	assert.Equal(t, 0, res.Done)
 	assert.Equal(t, strings.Join(f.Header(), ",")+"\n", readFile(t, out))
 }
+
+// A context that ends while points run: those running finish and write
+// their rows, no other starts, and a second run does the rest.
+func TestRunInterruptedWhileRunning(t *testing.T) {
+	f := parse(t, incast)
+	out := filepath.Join(t.TempDir(), "x.csv")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	doneAtCancel := -1
+	res, err := f.Run(ctx, f.Points, out, RunOptions{Jobs: 2, Progress: func(p Progress) {
+		if p.Running == 2 && doneAtCancel < 0 {
+			doneAtCancel = p.Done
+			cancel()
+		}
+	}})
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, doneAtCancel, 0)
+	assert.True(t, res.Interrupted)
+	assert.Equal(t, doneAtCancel+2, res.Done, "the points done, and the two running, finished")
+	lines := strings.Split(readFile(t, out), "\n")
+	assert.Len(t, lines, res.Done+2, "the header, a row per point done and the empty string after the last line end")
+	res2, err := f.Run(context.Background(), f.Points, out, RunOptions{Jobs: 2})
+	require.NoError(t, err)
+	assert.Equal(t, res.Done, res2.Skipped)
+	assert.Equal(t, 8-res.Done, res2.Done)
+}
