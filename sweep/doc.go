@@ -21,6 +21,11 @@
 //	  "metrics": ["goodput_gbps", "fct_slowdown[bucket=100KB-1MB].p99", "pfc_pauses"]
 //	}
 //
+// The same file may be written in YAML (a name ending in .yaml or .yml),
+// read with go.yaml.in/yaml/v3 into the same values; its errors give the
+// line and column the same way (a YAML syntax error, the line the YAML
+// parser gives).
+//
 // The base scenario is "scenario", a scenario file's name (relative to the
 // sweep file) or a scenario object, or "sim", the flags of `rocekit sim`
 // as one string or a list of arguments; with neither it is rocekit sim's

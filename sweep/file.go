@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rocekit/rocekit/internal/jsonerr"
 	"github.com/rocekit/rocekit/roce"
 )
 
@@ -89,14 +88,19 @@ func fileError(name string, data []byte, n *node, format string, a ...any) error
 	if n.path != "" {
 		msg = n.path + ": " + msg
 	}
-	return fmt.Errorf("%s: %s at %s", name, msg, jsonerr.Position(data, n.start))
+	return fmt.Errorf("%s: %s at %s", name, msg, n.pos)
 }
 
 // Parse reads a sweep file's data (name is for errors and finds a base
 // scenario file named relative to it) and builds every point. Every error
 // is one line naming the file, the key path and the line and column.
 func Parse(name string, data []byte, opt Options) (*File, error) {
-	root, err := parseTree(data)
+	isYAML := strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")
+	parseFile := parseTree
+	if isYAML {
+		parseFile = parseYAML
+	}
+	root, err := parseFile(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
@@ -129,6 +133,16 @@ func Parse(name string, data []byte, opt Options) (*File, error) {
 			return nil, fmt.Errorf("%s: scenario: %v", name, err)
 		}
 		base = sc.MarshalIndent()
+	case scen != nil && scen.kind == '{' && isYAML:
+		js, err := json.MarshalIndent(scen.value(), "", "  ")
+		if err != nil {
+			return nil, bad(scen, "%v", err)
+		}
+		var ve *roce.ValueError
+		if _, err := roce.ParseScenario(js); err != nil && !errors.As(err, &ve) {
+			return nil, bad(scen, "%s", atLine.ReplaceAllString(strings.TrimPrefix(err.Error(), "scenario: "), ""))
+		}
+		base = js
 	case scen != nil && scen.kind == '{':
 		// Blank everything around the object, line breaks kept, so the
 		// scenario's errors give the sweep file's lines and columns.
@@ -487,7 +501,7 @@ func (e *locError) locate(data []byte) error {
 	if e.n.path != "" {
 		p = e.n.path + ": "
 	}
-	return fmt.Errorf("%s%s at %s", p, e.msg, jsonerr.Position(data, e.n.start))
+	return fmt.Errorf("%s%s at %s", p, e.msg, e.n.pos)
 }
 
 // values expands a grid entry: a list of values, a range object

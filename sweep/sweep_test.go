@@ -337,3 +337,53 @@ func TestRunInterruptedWhileRunning(t *testing.T) {
 	assert.Equal(t, res.Done, res2.Skipped)
 	assert.Equal(t, 8-res.Done, res2.Done)
 }
+
+// The same sweep in YAML gives the same points, scenarios included.
+func TestYAMLEqualsJSON(t *testing.T) {
+	const y = `# the incast sweep
+scenario:
+  seed: 1
+  topology: "star:hosts=3"
+grid:
+  traffic: ["incast:n=2,size=100KB", "incast:n=2,size=200KB"]
+  fabric.ecn.kmax_bytes: 400000
+  fabric.ecn.kmin_bytes: {from: 100000, to: 300000, step: 200000}
+seeds: 2
+metrics:
+  - bytes_delivered
+  - flows_completed
+  - fct_slowdown[bucket=100KB-1MB].flows
+  - latency_ns.count
+  - wr_completed
+  - fct_slowdown[bucket=1MB-10MB].p99
+`
+	fy, err := Parse("s.yaml", []byte(y), Options{})
+	require.NoError(t, err)
+	fj := parse(t, incast)
+	assert.Equal(t, fj.Header(), fy.Header())
+	require.Len(t, fy.Points, len(fj.Points))
+	for i := range fj.Points {
+		assert.Equal(t, fj.Points[i].Values, fy.Points[i].Values)
+		assert.JSONEq(t, string(fj.Points[i].Scenario), string(fy.Points[i].Scenario))
+	}
+	// YAML's own number forms become JSON numbers; 0.1 steps stay exact.
+	fy, err = Parse("s.yml", []byte("grid:\n  qps[0].work.size: [0x400, 2_048]\n  links[0].faults.loss: {from: 0, to: 0.2, step: 0.1}\n"), Options{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"1024 0.0 1", "1024 0.1 1", "1024 0.2 1", "2048 0.0 1", "2048 0.1 1", "2048 0.2 1"}, pointValues(fy))
+}
+
+func TestYAMLErrors(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"grid:\n  seed: 1\nmode: a: b\n", "s.yaml: mapping values are not allowed in this context at line 3"},
+		{"grid:\n  seed: {from: 1, to: 3, step: 0}\n", "s.yaml: grid.seed.step: 0: want more than 0 at line 2 column 32"},
+		{"grids: {}\n", "s.yaml: grids: unknown key (keys: scenario, sim, grid, mode, seeds, metrics) at line 1 column 8"},
+		{"grid:\n  seed: 1\n  seed: 2\n", "s.yaml: grid.seed: key given twice at line 3 column 3"},
+		{"scenario:\n  seed: x\n", "s.yaml: scenario: seed: expected an integer, 0 or more, got a string at line 2 column 3"},
+		{"grid:\n  seed: .inf\n", "s.yaml: grid.seed: .inf: not a finite number at line 2 column 9"},
+		{"", "s.yaml: no YAML value: the file is empty"},
+	} {
+		_, err := Parse("s.yaml", []byte(c.text), Options{})
+		require.Error(t, err, c.text)
+		assert.Equal(t, c.want, err.Error(), c.text)
+	}
+}

@@ -16,8 +16,9 @@ import (
 type node struct {
 	kind  byte // '{', '[', 's' string, 'n' number, 'b' bool, '0' null
 	path  string
-	start int64 // byte offset of the value's first byte
-	end   int64 // byte offset just after the value
+	pos   string // where the value starts: "line 3 column 12"
+	start int64  // byte offset of the value's first byte (JSON only)
+	end   int64  // byte offset just after the value
 	str   string
 	num   json.Number
 	b     bool
@@ -102,7 +103,7 @@ func parseTree(data []byte) (*node, error) {
 		if err != nil {
 			return nil, err
 		}
-		n := &node{path: path, start: start}
+		n := &node{path: path, start: start, pos: jsonerr.Position(data, start)}
 		switch t := tok.(type) {
 		case json.Delim:
 			switch t {

@@ -18,9 +18,10 @@ import (
 )
 
 const sweepUsage = `usage: rocekit sweep run FILE [-j N] [-o OUT.csv] [--shard I/N | --shards N]
-       rocekit sweep merge FILE -o OUT.csv SHARD.csv...
+       rocekit sweep merge FILE [-o OUT.csv] SHARD.csv...
 
-Run a parameter sweep of the simulator: the sweep file (JSON) names a base
+Run a parameter sweep of the simulator: the sweep file (JSON, or YAML if
+its name ends in .yaml or .yml) names a base
 scenario (a scenario file, an inline scenario, or the flags of rocekit sim),
 a grid of scenario key paths and their values (lists and ranges, every
 combination or the lists side by side) and the seeds of each point. Each
