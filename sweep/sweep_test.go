@@ -387,3 +387,26 @@ func TestYAMLErrors(t *testing.T) {
 		assert.Equal(t, c.want, err.Error(), c.text)
 	}
 }
+
+// A base scenario file is found beside the sweep file.
+func TestScenarioFileBase(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "base.json"), []byte(`{"seed": 5, "topology": "star:hosts=3", "traffic": "incast:n=2,size=10KB"}`), 0o644))
+	name := filepath.Join(dir, "s.json")
+	require.NoError(t, os.WriteFile(name, []byte(`{"scenario": "base.json", "grid": {"host_gbps": [25, 50]}}`), 0o644))
+	f, err := Load(name, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"25 5", "50 5"}, pointValues(f))
+	var sc struct {
+		HostGbps float64 `json:"host_gbps"`
+		Traffic  string
+	}
+	require.NoError(t, json.Unmarshal(f.Points[1].Scenario, &sc))
+	assert.Equal(t, 50.0, sc.HostGbps)
+	assert.Equal(t, "incast:n=2,size=10KB", sc.Traffic)
+	row, err := f.RunPoint(f.Points[1])
+	require.NoError(t, err)
+	// Two 10,000-byte flows delivered; both complete.
+	assert.Equal(t, "1", row[0])
+	assert.Equal(t, "true", row[3])
+}

@@ -21,10 +21,10 @@ const sweepUsage = `usage: rocekit sweep run FILE [-j N] [-o OUT.csv] [--shard I
        rocekit sweep merge FILE [-o OUT.csv] SHARD.csv...
 
 Run a parameter sweep of the simulator: the sweep file (JSON, or YAML if
-its name ends in .yaml or .yml) names a base
-scenario (a scenario file, an inline scenario, or the flags of rocekit sim),
-a grid of scenario key paths and their values (lists and ranges, every
-combination or the lists side by side) and the seeds of each point. Each
+its name ends in .yaml or .yml) names a base scenario (a scenario file, an
+inline scenario, or the flags of rocekit sim), a grid of scenario key paths
+and their values (lists and ranges, every combination or the lists side by
+side) and the seeds of each point. Each
 point runs in this process and gives one CSV row: the point's number, its
 parameters and the figures of its summary (rocekit sim --json keys). The
 format: go doc github.com/rocekit/rocekit/sweep.
