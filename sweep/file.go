@@ -24,6 +24,9 @@ type File struct {
 	Params []string
 	// Metrics are the summary key paths that become the result columns.
 	Metrics []string
+	// coll runs a collective sweep's points (Options.Coll); nil for a
+	// scenario sweep.
+	coll func(flags []byte, run bool) ([]byte, error)
 	// Points are every run of the sweep, in order (see the package
 	// documentation for the order).
 	Points []Point
@@ -64,7 +67,22 @@ type Options struct {
 	// SimFlags turns the flags of `rocekit sim` (the sweep file's "sim"
 	// key) into a scenario's JSON; nil refuses the key.
 	SimFlags func(args []string) ([]byte, error)
+	// Coll runs a collective from its flags, given as a JSON object of
+	// `rocekit coll` flag names and values (the sweep file's "coll" key,
+	// with the grid's keys set), and returns its result as `rocekit coll
+	// --json` prints it; with run false it only checks the flags. Nil
+	// refuses the key.
+	Coll func(flags []byte, run bool) ([]byte, error)
 }
+
+// DefaultCollMetrics are the result columns of a collective sweep that
+// names none.
+var DefaultCollMetrics = []string{"size", "time_us", "algbw_gbps", "busbw_gbps", "wrong", "frames"}
+
+// collKeys are the keys of a line of rocekit coll --json.
+var collKeys = map[string]bool{"op": true, "algo": true, "ranks": true, "size": true, "count": true, "type": true,
+	"redop": true, "root": true, "time_us": true, "algbw_gbps": true, "busbw_gbps": true, "wrong": true,
+	"frames": true, "pfc_pauses": true, "retransmissions": true}
 
 // DefaultMetrics are the result columns of a sweep file that names none:
 // figures of every run, and a fabric's (empty for a run without one).
@@ -110,18 +128,32 @@ func Parse(name string, data []byte, opt Options) (*File, error) {
 	bad := func(n *node, format string, a ...any) error { return fileError(name, data, n, format, a...) }
 	for i, k := range root.keys {
 		switch k {
-		case "scenario", "sim", "grid", "mode", "seeds", "metrics":
+		case "scenario", "sim", "coll", "grid", "mode", "seeds", "metrics":
 		default:
-			return nil, bad(root.kids[i], "unknown key (keys: scenario, sim, grid, mode, seeds, metrics)")
+			return nil, bad(root.kids[i], "unknown key (keys: scenario, sim, coll, grid, mode, seeds, metrics)")
 		}
 	}
 
 	// The base scenario.
 	var base []byte
-	scen, simArgs := root.get("scenario"), root.get("sim")
+	scen, simArgs, collNode := root.get("scenario"), root.get("sim"), root.get("coll")
 	switch {
 	case scen != nil && simArgs != nil:
 		return nil, bad(simArgs, "give either scenario or sim, not both")
+	case collNode != nil && (scen != nil || simArgs != nil):
+		return nil, bad(collNode, "a collective sweep takes no scenario or sim")
+	case collNode != nil:
+		if collNode.kind != '{' {
+			return nil, bad(collNode, "want an object of rocekit coll flags and their values, got %s", collNode.kindName())
+		}
+		if opt.Coll == nil {
+			return nil, bad(collNode, "collectives are not available here")
+		}
+		js, err := json.Marshal(collNode.value())
+		if err != nil {
+			return nil, bad(collNode, "%v", err)
+		}
+		base = js
 	case scen != nil && scen.kind == 's':
 		file := scen.str
 		if !filepath.IsAbs(file) {
@@ -315,6 +347,9 @@ func Parse(name string, data []byte, opt Options) (*File, error) {
 	}
 
 	f := &File{Name: name}
+	if collNode != nil {
+		f.coll = opt.Coll
+	}
 	for _, p := range params {
 		f.Params = append(f.Params, p.key)
 	}
@@ -324,6 +359,10 @@ func Parse(name string, data []byte, opt Options) (*File, error) {
 
 	// Metrics.
 	f.Metrics = DefaultMetrics
+	keys, what := summaryKeys, "the summary (rocekit sim --json)"
+	if f.coll != nil {
+		f.Metrics, keys, what = DefaultCollMetrics, collKeys, "rocekit coll --json"
+	}
 	if m := root.get("metrics"); m != nil {
 		if m.kind != '[' || len(m.kids) == 0 {
 			return nil, bad(m, "want a list of summary key paths (rocekit sim --json keys), got %s", m.kindName())
@@ -338,8 +377,8 @@ func Parse(name string, data []byte, opt Options) (*File, error) {
 			if err != nil {
 				return nil, bad(k, "%q: %v", k.str, err)
 			}
-			if !summaryKeys[steps[0].key] {
-				return nil, bad(k, "%q: the summary (rocekit sim --json) has no key %q", k.str, steps[0].key)
+			if !keys[steps[0].key] {
+				return nil, bad(k, "%q: %s has no key %q", k.str, what, steps[0].key)
 			}
 			if seen[k.str] || slicesContains(f.Params, k.str) || k.str == "point" {
 				return nil, bad(k, "%q: a column of that name is there already", k.str)
@@ -372,6 +411,17 @@ func Parse(name string, data []byte, opt Options) (*File, error) {
 				return nil, fmt.Errorf("%s: %v", name, err)
 			}
 			js = append(js, '\n')
+			if f.coll != nil {
+				if _, err := f.coll(js, false); err != nil {
+					at := collNode
+					if len(params) > 0 {
+						at = params[0].nums[c[0]]
+					}
+					return nil, bad(at, "the collective is refused: %v (with %s)", err, pointLabel(params, c, seed, hasSeedParam))
+				}
+				f.Points = append(f.Points, Point{Index: len(f.Points), Values: vals, Scenario: js})
+				continue
+			}
 			if _, err := roce.ParseScenario(js); err != nil {
 				// Blame the grid value whose key path the error names, or
 				// the first of the point's values.

@@ -23,6 +23,13 @@ import (
 // A run whose data integrity or completion order check failed is an
 // error, as it is for rocekit sim.
 func (f *File) RunPoint(p Point) ([]string, error) {
+	if f.coll != nil {
+		out, err := f.coll(p.Scenario, true)
+		if err != nil {
+			return nil, err
+		}
+		return f.Row(p, out)
+	}
 	sc, err := roce.ParseScenario(p.Scenario)
 	if err != nil {
 		return nil, err

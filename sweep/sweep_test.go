@@ -96,7 +96,7 @@ func TestErrors(t *testing.T) {
 	for _, c := range []struct{ name, text, want string }{
 		{"syntax", "{\n  \"grid\": {,}\n}", `s.json: invalid character ',' at line 2 column 12`},
 		{"not an object", `[1]`, `s.json: the sweep file must be an object, got a list at line 1 column 1`},
-		{"unknown key", "{\n \"grids\": {}}", `s.json: grids: unknown key (keys: scenario, sim, grid, mode, seeds, metrics) at line 2 column 11`},
+		{"unknown key", "{\n \"grids\": {}}", `s.json: grids: unknown key (keys: scenario, sim, coll, grid, mode, seeds, metrics) at line 2 column 11`},
 		{"twice", `{"grid": {"seed": 1, "seed": 2}}`, `s.json: grid.seed: key given twice at line 1 column 22`},
 		{"empty list", `{"grid": {"seed": []}}`, `s.json: grid.seed: an empty list: want one value or more at line 1 column 19`},
 		{"range step", `{"grid": {"seed": {"from": 1, "to": 3, "step": 0}}}`, `s.json: grid.seed.step: 0: want more than 0 at line 1 column 48`},
@@ -376,7 +376,7 @@ func TestYAMLErrors(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
 		{"grid:\n  seed: 1\nmode: a: b\n", "s.yaml: mapping values are not allowed in this context at line 3"},
 		{"grid:\n  seed: {from: 1, to: 3, step: 0}\n", "s.yaml: grid.seed.step: 0: want more than 0 at line 2 column 32"},
-		{"grids: {}\n", "s.yaml: grids: unknown key (keys: scenario, sim, grid, mode, seeds, metrics) at line 1 column 8"},
+		{"grids: {}\n", "s.yaml: grids: unknown key (keys: scenario, sim, coll, grid, mode, seeds, metrics) at line 1 column 8"},
 		{"grid:\n  seed: 1\n  seed: 2\n", "s.yaml: grid.seed: key given twice at line 3 column 3"},
 		{"scenario:\n  seed: x\n", "s.yaml: scenario: seed: expected an integer, 0 or more, got a string at line 2 column 3"},
 		{"grid:\n  seed: .inf\n", "s.yaml: grid.seed: .inf: not a finite number at line 2 column 9"},

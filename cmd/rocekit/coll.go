@@ -35,7 +35,11 @@ func init() {
 	register("coll", "run collectives (all-reduce, all-gather, ...) over simulated RC, nccl-tests style", runColl)
 }
 
-func runColl(args []string, stdout, stderr io.Writer) int {
+func runColl(args []string, stdout, stderr io.Writer) int { return collCommand(args, stdout, stderr, false) }
+
+// collCommand is rocekit coll; with check it stops after checking the
+// flags (rocekit sweep checks every point before it runs one).
+func collCommand(args []string, stdout, stderr io.Writer, check bool) int {
 	fs := flag.NewFlagSet("coll", flag.ContinueOnError)
 	op := fs.String("op", "allreduce", "operation: allreduce, allgather, reducescatter, broadcast, reduce, alltoall, scatter or gather")
 	algo := fs.String("algo", "auto", "algorithm: ring, tree, rhd, direct, binomial, sharp (all-reduce in the switches) or auto (by coll.ChooseAlgo)")
@@ -122,6 +126,9 @@ func runColl(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := sc.Validate(); err != nil {
 		return usageError(stderr, "coll", "%v", err)
+	}
+	if check {
+		return 0
 	}
 	es := dt.Size()
 	per := coll.Bytes(o, 1, es, *ranks) / int64(es) // elements of the reported size per element of Count

@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -95,7 +97,44 @@ func loadSweep(name string) (*sweep.File, error) {
 			return nil, fmt.Errorf("%s", strings.TrimPrefix(msg, "rocekit sim: "))
 		}
 		return out.Bytes(), nil
-	}})
+	}, Coll: collFlags})
+}
+
+// collFlags runs rocekit coll on the flags in the JSON object flags (a
+// sweep point): each key a flag name, each value its value (true alone for
+// a boolean flag); with run false it only checks them.
+func collFlags(flags []byte, run bool) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(flags))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var args []string
+	for _, k := range keys {
+		name := "--" + strings.TrimLeft(k, "-")
+		switch v := m[k].(type) {
+		case bool:
+			args = append(args, fmt.Sprintf("%s=%t", name, v))
+		case string:
+			args = append(args, name+"="+v)
+		case json.Number:
+			args = append(args, name+"="+v.String())
+		default:
+			return nil, fmt.Errorf("%s: want a string, number or boolean", k)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := collCommand(append(args, "--json"), &out, &errb, !run); code != 0 {
+		msg, _, _ := strings.Cut(errb.String(), "\n")
+		return nil, fmt.Errorf("%s", strings.TrimPrefix(msg, "rocekit coll: "))
+	}
+	return out.Bytes(), nil
 }
 
 func runSweepRun(args []string, stdout, stderr io.Writer) int {

@@ -211,3 +211,33 @@ func TestSweepSLURMJobArray(t *testing.T) {
 		assert.Equal(t, []string{string(rune('0' + i))}, rec[:1])
 	}
 }
+
+// A sweep of collectives: the grid sets rocekit coll flags; every row
+// equals rocekit coll --json run by hand with the same flags.
+func TestSweepColl(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "coll.json")
+	require.NoError(t, os.WriteFile(file, []byte(`{"coll": {"ranks": 4}, "grid": {"algo": ["ring", "sharp"], "min-bytes": ["64KB", "256KB"]}}`), 0o644))
+	out := filepath.Join(dir, "out.csv")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"sweep", "run", file, "-q", "-o", out}, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	recs := readCSV(t, out)
+	require.Len(t, recs, 5)
+	assert.Equal(t, []string{"point", "algo", "min-bytes", "seed", "size", "time_us", "algbw_gbps", "busbw_gbps", "wrong", "frames"}, recs[0])
+	for _, rec := range recs[1:] {
+		var js bytes.Buffer
+		stderr.Reset()
+		code := run([]string{"coll", "--ranks", "4", "--algo", rec[1], "--min-bytes", rec[2], "--seed", rec[3], "--json"}, &js, &stderr)
+		require.Equal(t, 0, code, stderr.String())
+		var v map[string]any
+		require.NoError(t, jsonDecoder(js.Bytes()).Decode(&v))
+		assert.Equal(t, []string{str(v["size"]), str(v["time_us"]), str(v["algbw_gbps"]), str(v["busbw_gbps"]), "0", str(v["frames"])}, rec[4:], "point %s", rec[0])
+	}
+	// A flag the collective refuses stops the sweep before it runs.
+	require.NoError(t, os.WriteFile(file, []byte(`{"coll": {"ranks": 4}, "grid": {"algo": ["ring", "bogus"]}}`), 0o644))
+	stderr.Reset()
+	code = run([]string{"sweep", "run", file, "-q", "-o", filepath.Join(dir, "x.csv")}, &stdout, &stderr)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr.String(), "the collective is refused: --algo bogus")
+}
