@@ -35,7 +35,9 @@ func init() {
 	register("coll", "run collectives (all-reduce, all-gather, ...) over simulated RC, nccl-tests style", runColl)
 }
 
-func runColl(args []string, stdout, stderr io.Writer) int { return collCommand(args, stdout, stderr, false) }
+func runColl(args []string, stdout, stderr io.Writer) int {
+	return collCommand(args, stdout, stderr, false)
+}
 
 // collCommand is rocekit coll; with check it stops after checking the
 // flags (rocekit sweep checks every point before it runs one).
