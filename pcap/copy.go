@@ -42,7 +42,7 @@ func (r *Reader) copyAt(c *pcapfast.Copy, from, to int64) {
 // decode's floor took 37.2-52.6 ms through copies against 46.8-76.3 ms
 // through the mapping on machine D (BENCHMARKS.md, "Decode").
 // Elsewhere reading the mapping is cheaper than copying: copies took
-// 1.07-1.12x the time on machine A ("Tried and not kept").
+// 1.07-1.12x the time on machine A (alternated with bench/alternate.py).
 //
 // The answer is measured once per process, on the first Mapped file of at
 // least probeMin bytes (smaller files are read through the mapping without

@@ -18,7 +18,7 @@ var populated atomic.Uint32
 // faultAround bytes: one page fault maps a whole block, where
 // MADV_POPULATE_READ walks the range a page at a time and took twice the
 // system time (21.9 against 11.9 ms a run of decode --summary on the
-// benchmark file; BENCHMARKS.md, "Tried and not kept"). Consecutive reads
+// benchmark file, alternated with bench/alternate.py). Consecutive reads
 // faultAround apart land in consecutive aligned blocks, and a last read at
 // to-1 takes the block that ends the range, so it is covered whatever its
 // alignment. A page left unmapped (a smaller fault_around_bytes, or a page

@@ -8,8 +8,8 @@
 // decode can move it with non-temporal stores (internal/nt), which the
 // garbage collector does not see: with plain stores, each line of a reused
 // buffer of observations was first fetched back from the core that had
-// read it, and a summary took 1/0.83x the time on machine D (BENCHMARKS.md,
-// "Tried and not kept": non-temporal stores for all observations, 0.83x).
+// read it, and a summary took 1/0.83x the time on machine D (non-temporal
+// stores for all observations: 0.83x the time, alternated).
 package obs
 
 import (

@@ -5,8 +5,8 @@
 // of the chunks decode reads such a file in, which bench/membw copies
 // the file in too.
 //
-// Each way is here because it measured faster (BENCHMARKS.md, "Decode"
-// and "Tried and not kept"):
+// Each way is here because it measured faster (BENCHMARKS.md, "Decode",
+// and the alternated comparisons each item gives):
 //
 //   - Workers read their chunks of the mapping ahead of their turn
 //     (Methods.ReadAhead, Methods.Ahead), in parallel; only locating the
