@@ -436,11 +436,12 @@ func sends(p participant) int {
 }
 
 // sharp sets up a SHARP all-reduce: an aggregation node on the switch of
-// every rank's host, and, when there are several, a root node on the
-// first switch without hosts (the fabric's top), or else on the first
-// rank's switch; each aggregation node is a host of the topology joined to
-// its switch. The ranks are the leaves; participants Ranks.. are the
-// nodes, in switch order.
+// every rank's host and on every switch between those and the root (the
+// first switch without hosts, the fabric's top, or else the first rank's
+// switch) along the shortest paths, each node's parent the next switch
+// toward the root; each aggregation node is a host of the topology joined
+// to its switch. The ranks are the leaves; participants Ranks.. are the
+// nodes.
 func (run *collRun) sharp(sc *Scenario, cfg *CollConfig, setup *collSetup) error {
 	t, err := sc.loadTopology()
 	if err != nil {
@@ -459,7 +460,10 @@ func (run *collRun) sharp(sc *Scenario, cfg *CollConfig, setup *collSetup) error
 			edges = append(edges, edgeOf[r])
 		}
 	}
-	root := topo.None
+	// The root: the first switch without hosts (the fabric's top), or
+	// the first rank's switch; the tree follows the switches' shortest
+	// paths to it, so that each link carries a chunk once each way.
+	root := edges[0]
 	if len(edges) > 1 {
 		for _, sw := range t.Switches() {
 			hosts := false
@@ -472,9 +476,23 @@ func (run *collRun) sharp(sc *Scenario, cfg *CollConfig, setup *collSetup) error
 			}
 		}
 	}
-	nodes := edges
-	if root != topo.None {
-		nodes = append(append([]topo.NodeID(nil), edges...), root)
+	up := map[topo.NodeID]topo.NodeID{root: topo.None} // BFS over switch links from the root
+	for q := []topo.NodeID{root}; len(q) > 0; q = q[1:] {
+		for p := 0; p < t.NumPorts(q[0]); p++ {
+			nb := t.Neighbor(q[0], topo.Port(p))
+			if _, ok := up[nb]; !ok && t.Node(nb).Kind == topo.Switch {
+				up[nb] = q[0]
+				q = append(q, nb)
+			}
+		}
+	}
+	var nodes []topo.NodeID
+	inTree := map[topo.NodeID]bool{}
+	for _, e := range edges {
+		for sw := e; sw != topo.None && !inTree[sw]; sw = up[sw] {
+			inTree[sw] = true
+			nodes = append(nodes, sw)
+		}
 	}
 	// The topology again, with a host per aggregation node.
 	var b topo.Builder
@@ -515,13 +533,10 @@ func (run *collRun) sharp(sc *Scenario, cfg *CollConfig, setup *collSetup) error
 		nodeOf[sw] = p + i
 	}
 	parentOf := func(sw topo.NodeID) int {
-		switch {
-		case root != topo.None && sw != root:
-			return nodeOf[root]
-		case root == topo.None && sw != edges[0]:
-			return nodeOf[edges[0]]
+		if up[sw] == topo.None {
+			return -1
 		}
-		return -1
+		return nodeOf[up[sw]]
 	}
 	base := coll.SharpConfig{Count: cfg.Count, DType: cfg.DType, RedOp: cfg.RedOp, ChunkSize: cfg.ChunkSize}
 	children := make([][]int, len(nodes))
