@@ -168,6 +168,10 @@ func FormatTable(w io.Writer, rows []Row) error {
 				ew.printf("  %7s  %6s  %6s  %6s", "N/A", "N/A", "N/A", "N/A")
 				continue
 			}
+			if !(res.Seconds > 0) { // did not complete: no time, no bandwidth
+				ew.printf("  %7s  %6s  %6s  %6d", "N/A", "N/A", "N/A", res.Wrong)
+				continue
+			}
 			bus := BusBW(r.Op, bytes, r.Ranks, res.Seconds)
 			ew.printf("  %7s  %6.2f  %6.2f  %6d", usec(res.Seconds*1e6), AlgBW(bytes, res.Seconds), bus, res.Wrong)
 			sum += bus

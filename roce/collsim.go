@@ -54,6 +54,9 @@ type CollResult struct {
 	Wrong int
 	// AlgBW and BusBW are nccl-tests' bandwidths in GB/s.
 	AlgBW, BusBW float64
+	// Complete is true when every rank finished; a collective whose
+	// connections failed (retries exhausted) does not, and has no time.
+	Complete bool
 	// Algo is the algorithm that ran (Auto resolved), unless Sharp.
 	Algo  coll.Algo
 	Sharp bool
@@ -238,6 +241,9 @@ func RunCollective(sc *Scenario, cfg CollConfig, opt Options) (*CollResult, erro
 	if err != nil {
 		return nil, err
 	}
+	if run.done < cfg.Ranks {
+		run.last = 0
+	}
 	res := &CollResult{Sharp: cfg.Sharp, Bytes: coll.Bytes(cfg.Op, cfg.Count, cfg.DType.Size(), cfg.Ranks), Algo: cfg.Algo, Summary: sum, Time: run.last}
 	inputs := make([][]byte, cfg.Ranks)
 	outputs := make([][]byte, cfg.Ranks)
@@ -267,7 +273,8 @@ func RunCollective(sc *Scenario, cfg CollConfig, opt Options) (*CollResult, erro
 		res.Wrong += coll.Check(outputs[i], want[i], cfg.DType, tol)
 	}
 	res.Wrong += run.errs
-	if res.Time > 0 {
+	res.Complete = run.done >= cfg.Ranks
+	if res.Complete && res.Time > 0 {
 		res.AlgBW = coll.AlgBW(res.Bytes, res.Time.Seconds())
 		res.BusBW = coll.BusBW(cfg.Op, res.Bytes, cfg.Ranks, res.Time.Seconds())
 	}

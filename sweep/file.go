@@ -82,7 +82,7 @@ var DefaultCollMetrics = []string{"size", "time_us", "algbw_gbps", "busbw_gbps",
 // collKeys are the keys of a line of rocekit coll --json.
 var collKeys = map[string]bool{"op": true, "algo": true, "ranks": true, "size": true, "count": true, "type": true,
 	"redop": true, "root": true, "time_us": true, "algbw_gbps": true, "busbw_gbps": true, "wrong": true,
-	"frames": true, "pfc_pauses": true, "retransmissions": true}
+	"frames": true, "pfc_pauses": true, "retransmissions": true, "complete": true}
 
 // DefaultMetrics are the result columns of a sweep file that names none:
 // figures of every run, and a fabric's (empty for a run without one).

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -88,6 +89,12 @@ func collCommand(args []string, stdout, stderr io.Writer, check bool) int {
 	if err != nil {
 		return usageError(stderr, "coll", "--redop %s: want sum, prod, max or min", *redop)
 	}
+	if *channels < 1 {
+		return usageError(stderr, "coll", "--channels %d: want 1 or more", *channels)
+	}
+	if *chunk < 1 {
+		return usageError(stderr, "coll", "--chunk %d: want 1 or more bytes", *chunk)
+	}
 	if *ranks < 2 || *ranks > 4096 {
 		return usageError(stderr, "coll", "--ranks %d: want 2 to 4096", *ranks)
 	}
@@ -150,6 +157,10 @@ func collCommand(args []string, stdout, stderr io.Writer, check bool) int {
 		}
 		events += res.Summary.Events
 		wrong += res.Wrong
+		if !res.Complete {
+			fmt.Fprintf(stderr, "rocekit coll: size %d: the collective did not complete: %d of %d work requests failed (%s)\n",
+				res.Bytes, res.Summary.Failed(), res.Summary.WRTotal, failedStatuses(res.Summary.WRCompleted))
+		}
 		if *jsonOut {
 			name := res.Algo.String()
 			if sharp {
@@ -158,7 +169,7 @@ func collCommand(args []string, stdout, stderr io.Writer, check bool) int {
 			b, _ := json.Marshal(map[string]any{"op": o.String(), "algo": name, "ranks": *ranks, "size": res.Bytes,
 				"count": count * per, "type": dt.String(), "redop": ro.String(), "root": *root, "time_us": res.Time.Microseconds(),
 				"algbw_gbps": res.AlgBW, "busbw_gbps": res.BusBW, "wrong": res.Wrong, "frames": res.Summary.PacketsSent,
-				"pfc_pauses": res.Summary.PFCPauses, "retransmissions": res.Summary.Retransmissions})
+				"pfc_pauses": res.Summary.PFCPauses, "retransmissions": res.Summary.Retransmissions, "complete": res.Complete})
 			fmt.Fprintf(stdout, "%s\n", b)
 		}
 		rows = append(rows, coll.Row{Op: o, Ranks: *ranks, Count: int(count), DType: dt, RedOp: ro, Root: *root,
@@ -186,4 +197,16 @@ func collCommand(args []string, stdout, stderr io.Writer, check bool) int {
 		return 1
 	}
 	return 0
+}
+
+// failedStatuses lists the statuses other than SUCCESS with their counts.
+func failedStatuses(m map[string]uint64) string {
+	var parts []string
+	for k, v := range m {
+		if k != "SUCCESS" && v > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", k, v))
+		}
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
 }

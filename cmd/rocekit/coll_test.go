@@ -48,3 +48,16 @@ func TestCollCLI(t *testing.T) {
 		assert.Equal(t, 2, strings.Count(errs, "\n"), "%v: %q", c.args, errs)
 	}
 }
+
+// A collective whose connections give up (50% loss) is reported as not
+// complete, with no time or bandwidth, and exit status 1.
+func TestCollCLIIncomplete(t *testing.T) {
+	code, out, errs := simCLI("coll", "--ranks", "4", "--loss", "0.5", "--min-bytes", "64KB", "--algo", "ring")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "rocekit coll: size 64000: the collective did not complete:")
+	assert.NotContains(t, out, "Inf")
+	assert.Regexp(t, `(?m)^ +64000 +16000 +float +sum +-1 +N/A +N/A +N/A +[1-9][0-9]* `, out)
+	code, _, errs = simCLI("coll", "--chunk", "0")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "--chunk 0: want 1 or more bytes")
+}
