@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -189,30 +188,14 @@ type Bucket struct {
 }
 
 // bucketNames name roce.SizeBuckets as the simulator's JSON does.
-var bucketNames = []string{"<10KB", "10KB-100KB", "100KB-1MB", "1MB-10MB", ">=10MB"}
+var bucketNames = roce.BucketNames
 
-// Slowdowns summarises the completed flows' slowdowns per size bucket
-// (roce.SizeBuckets, HPCC's fct_analysis.py in spirit), as the simulator's
-// --json fct_slowdown does: nearest-rank percentiles, empty buckets left
-// out, flows without a slowdown (unfinished) left out.
+// Slowdowns summarises the completed flows' slowdowns per size bucket as
+// the simulator's summary does (roce.Slowdowns, the one home of the rule).
 func Slowdowns(flows []FlowFCT) []Bucket {
-	by := make([][]float64, len(roce.SizeBuckets))
-	for _, r := range flows {
-		if r.Slowdown <= 0 {
-			continue
-		}
-		i := sort.Search(len(roce.SizeBuckets), func(i int) bool { return r.Size < roce.SizeBuckets[i] })
-		i = min(i, len(by)-1)
-		by[i] = append(by[i], r.Slowdown)
-	}
 	var out []Bucket
-	for i, v := range by {
-		if len(v) == 0 {
-			continue
-		}
-		sort.Float64s(v)
-		q := func(p float64) float64 { return v[min(int(math.Ceil(p*float64(len(v))))-1, len(v)-1)] }
-		out = append(out, Bucket{Name: bucketNames[min(i, len(bucketNames)-1)], Flows: len(v), P50: q(0.50), P95: q(0.95), P99: q(0.99)})
+	for _, b := range roce.Slowdowns(len(flows), func(i int) int64 { return flows[i].Size }, func(i int) float64 { return flows[i].Slowdown }) {
+		out = append(out, Bucket{Name: b.Bucket, Flows: b.Flows, P50: b.P50, P95: b.P95, P99: b.P99})
 	}
 	return out
 }

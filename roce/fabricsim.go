@@ -555,11 +555,9 @@ func (r FlowResult) AppendCSV(b []byte) []byte {
 // fct_analysis.py.
 var SizeBuckets = []int64{10_000, 100_000, 1_000_000, 10_000_000, math.MaxInt64}
 
-// bucketName names bucket i: "<10KB", "10KB-100KB", ..., ">=10MB".
-func bucketName(i int) string {
-	names := []string{"<10KB", "10KB-100KB", "100KB-1MB", "1MB-10MB", ">=10MB"}
-	return names[i]
-}
+// BucketNames name SizeBuckets, in order, as the summary's fct_slowdown
+// does: "<10KB", "10KB-100KB", "100KB-1MB", "1MB-10MB", ">=10MB".
+var BucketNames = []string{"<10KB", "10KB-100KB", "100KB-1MB", "1MB-10MB", ">=10MB"}
 
 // SlowdownBucket is the FCT slowdown of the completed flows of one size
 // bucket.
@@ -571,16 +569,21 @@ type SlowdownBucket struct {
 	P99    float64 `json:"p99"`
 }
 
-// slowdowns summarises the completed flows' slowdowns per bucket (empty
-// buckets left out).
-func slowdowns(flows []FlowResult) []SlowdownBucket {
+// Slowdowns summarises flows' FCT slowdowns per size bucket: the
+// nearest-rank p50, p95 and p99 of each bucket's slowdowns, flows with no
+// slowdown (not completed: 0) left out, and so empty buckets. size(i) and
+// slowdown(i) give flow i of n; the summary and rocekit plot (from the FCT
+// CSV) both use it.
+func Slowdowns(n int, size func(int) int64, slowdown func(int) float64) []SlowdownBucket {
 	by := make([][]float64, len(SizeBuckets))
-	for _, r := range flows {
-		if r.Slowdown <= 0 {
+	for f := 0; f < n; f++ {
+		sd := slowdown(f)
+		if sd <= 0 {
 			continue
 		}
-		i := sort.Search(len(SizeBuckets), func(i int) bool { return r.Size < SizeBuckets[i] })
-		by[min(i, len(by)-1)] = append(by[min(i, len(by)-1)], r.Slowdown)
+		sz := size(f)
+		i := min(sort.Search(len(SizeBuckets), func(i int) bool { return sz < SizeBuckets[i] }), len(by)-1)
+		by[i] = append(by[i], sd)
 	}
 	var out []SlowdownBucket
 	for i, v := range by {
@@ -589,9 +592,14 @@ func slowdowns(flows []FlowResult) []SlowdownBucket {
 		}
 		sort.Float64s(v)
 		q := func(p float64) float64 { return v[min(int(math.Ceil(p*float64(len(v))))-1, len(v)-1)] }
-		out = append(out, SlowdownBucket{Bucket: bucketName(i), Flows: len(v), P50: q(0.50), P95: q(0.95), P99: q(0.99)})
+		out = append(out, SlowdownBucket{Bucket: BucketNames[i], Flows: len(v), P50: q(0.50), P95: q(0.95), P99: q(0.99)})
 	}
 	return out
+}
+
+// slowdowns summarises a run's flows per bucket (Slowdowns).
+func slowdowns(flows []FlowResult) []SlowdownBucket {
+	return Slowdowns(len(flows), func(i int) int64 { return flows[i].Size }, func(i int) float64 { return flows[i].Slowdown })
 }
 
 // traceLinks resolves Options.TraceLinks to the topology links to trace:
