@@ -39,53 +39,46 @@ func (c *CCSpec) resolve(path string) (algo string, d cc.DCQCNParams, h cc.HPCCP
 		}
 		return algo, d, h, nil
 	case "dcqcn":
-		name := c.Preset
-		if name == "" {
-			name = DefaultDCQCNPreset
-		}
-		if d, err = cc.Preset(name); err != nil {
-			return "", d, h, badValue(path+".preset", "%q: want %s", name, strings.Join(cc.DCQCNPresets(), ", "))
-		}
-		for _, k := range sortedParams(c.Params) {
-			if err := d.Set(k, c.Params[k]); err != nil {
-				return "", d, h, badValue(path+".params."+k, "%v", trimCC(err))
-			}
-		}
-		if err := d.Validate(); err != nil {
-			return "", d, h, badValue(path+".params", "%v", trimCC(err))
-		}
+		err = params(c, path, &d, DefaultDCQCNPreset, cc.Preset, cc.DCQCNPresets)
 	case "hpcc":
-		name := c.Preset
-		if name == "" {
-			name = DefaultHPCCPreset
-		}
-		if h, err = cc.HPCCPreset(name); err != nil {
-			return "", d, h, badValue(path+".preset", "%q: want %s", name, strings.Join(cc.HPCCPresets(), ", "))
-		}
-		for _, k := range sortedParams(c.Params) {
-			if err := h.Set(k, c.Params[k]); err != nil {
-				return "", d, h, badValue(path+".params."+k, "%v", trimCC(err))
-			}
-		}
-		if err := h.Validate(); err != nil {
-			return "", d, h, badValue(path+".params", "%v", trimCC(err))
-		}
+		err = params(c, path, &h, DefaultHPCCPreset, cc.HPCCPreset, cc.HPCCPresets)
 	default:
 		return "", d, h, badValue(path+".algorithm", "%q: want none, dcqcn or hpcc", algo)
+	}
+	if err != nil {
+		return "", d, h, err
 	}
 	return algo, d, h, nil
 }
 
-func trimCC(err error) string { return strings.TrimPrefix(err.Error(), "cc: ") }
-
-func sortedParams(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// params sets *p from the spec's preset (def when it names none) and its
+// params in key order, and checks the result; errors name the key path.
+func params[P any, PP interface {
+	*P
+	Set(key, value string) error
+	Validate() error
+}](c *CCSpec, path string, p PP, def string, preset func(string) (P, error), names func() []string) error {
+	name := c.Preset
+	if name == "" {
+		name = def
 	}
-	sort.Strings(keys)
-	return keys
+	v, err := preset(name)
+	if err != nil {
+		return badValue(path+".preset", "%q: want %s", name, strings.Join(names(), ", "))
+	}
+	*p = v
+	for _, k := range sortedKeys(c.Params) {
+		if err := p.Set(k, c.Params[k]); err != nil {
+			return badValue(path+".params."+k, "%v", trimCC(err))
+		}
+	}
+	if err := p.Validate(); err != nil {
+		return badValue(path+".params", "%v", trimCC(err))
+	}
+	return nil
 }
+
+func trimCC(err error) string { return strings.TrimPrefix(err.Error(), "cc: ") }
 
 // ccEnd is the congestion-control state of one QP end (Sim.ccs, by
 // 2 x connection + 1 for the responder): its reaction point, pacing, the

@@ -456,7 +456,8 @@ func nakList(m map[string]uint64) string {
 	return strings.Join(parts, ", ")
 }
 
-func sortedKeys(m map[string]uint64) []string {
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
