@@ -272,14 +272,8 @@ func applyFabricFlags(sc *roce.Scenario, set map[string]bool, f fabricFlags) err
 		d := f.delay
 		sc.DelayNS = &d
 	}
-	if set["seed"] {
-		sc.Seed = f.seed
-	}
-	if set["stop"] {
-		if f.stop < 0 {
-			return fmt.Errorf("--stop %v: negative", f.stop)
-		}
-		sc.StopNS = float64(f.stop.Nanoseconds())
+	if err := applyRunFlags(sc, set, f.seed, f.stop); err != nil {
+		return err
 	}
 	if set["op"] || set["mtu"] || set["outstanding"] {
 		if sc.Flow == nil {
@@ -348,6 +342,21 @@ func applyCCFlags(sc *roce.Scenario, set map[string]bool, algo string, params pa
 	return nil
 }
 
+// applyRunFlags sets what --seed and --stop give, for either kind of
+// scenario.
+func applyRunFlags(sc *roce.Scenario, set map[string]bool, seed uint64, stop time.Duration) error {
+	if set["seed"] {
+		sc.Seed = seed
+	}
+	if set["stop"] {
+		if stop < 0 {
+			return fmt.Errorf("--stop %v: negative", stop)
+		}
+		sc.StopNS = float64(stop.Nanoseconds())
+	}
+	return nil
+}
+
 // writeFCT writes the flows' completion times as CSV.
 func writeFCT(name string, flows []roce.FlowResult) error {
 	f, err := os.Create(name)
@@ -402,14 +411,8 @@ func applySimFlags(sc *roce.Scenario, set map[string]bool, f simFlags) error {
 			sc.Links[i].DelayNS = f.delay
 		}
 	}
-	if set["seed"] {
-		sc.Seed = f.seed
-	}
-	if set["stop"] {
-		if f.stop < 0 {
-			return fmt.Errorf("--stop %v: negative", f.stop)
-		}
-		sc.StopNS = float64(f.stop.Nanoseconds())
+	if err := applyRunFlags(sc, set, f.seed, f.stop); err != nil {
+		return err
 	}
 	for i := range sc.QPs {
 		q := &sc.QPs[i]
@@ -509,14 +512,19 @@ type progressBar struct {
 // to 0).
 var progressDelay = 500 * time.Millisecond
 
-// newProgressBar returns a bar if stderr is a terminal, else nil.
-func newProgressBar(stderr io.Writer) *progressBar {
-	f, ok := stderr.(*os.File)
+// isTerminal reports whether w is a terminal: progress bars draw only there.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
 	if !ok {
-		return nil
+		return false
 	}
 	st, err := f.Stat()
-	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// newProgressBar returns a bar if stderr is a terminal, else nil.
+func newProgressBar(stderr io.Writer) *progressBar {
+	if !isTerminal(stderr) {
 		return nil
 	}
 	return &progressBar{w: stderr, start: time.Now()}

@@ -288,12 +288,7 @@ type sweepBar struct {
 
 // newSweepBar returns a bar if stderr is a terminal, else nil.
 func newSweepBar(stderr io.Writer) *sweepBar {
-	f, ok := stderr.(*os.File)
-	if !ok {
-		return nil
-	}
-	st, err := f.Stat()
-	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+	if !isTerminal(stderr) {
 		return nil
 	}
 	return &sweepBar{w: stderr}
