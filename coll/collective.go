@@ -37,6 +37,10 @@ type Config struct {
 	// Channels spreads the slices round-robin over this many channels
 	// (connections); 0 is 1. A chunk's channel is in its ChunkID.
 	Channels int
+	// Local is the number of ranks per node (GPUs per machine), ranks
+	// numbered node by node: ranks r and q share a node when r/Local ==
+	// q/Local. Only Hier uses it, and needs it to divide Ranks; 0 is 1.
+	Local int
 }
 
 // ChunkID names a chunk on the wire. Seq is its index among the chunks its
@@ -152,6 +156,10 @@ func (cfg *Config) Validate() error {
 		return fmt.Errorf("coll: Config.ChunkSize %d: smaller than one %s element", cfg.ChunkSize, cfg.DType)
 	case cfg.Channels < 0:
 		return fmt.Errorf("coll: Config.Channels %d: negative", cfg.Channels)
+	case cfg.Local < 0:
+		return fmt.Errorf("coll: Config.Local %d: negative", cfg.Local)
+	case cfg.Algo == Hier && cfg.Ranks%max(cfg.Local, 1) != 0:
+		return fmt.Errorf("coll: Config.Local %d: does not divide the %d ranks into nodes", cfg.Local, cfg.Ranks)
 	case int64(cfg.Count)*int64(cfg.Ranks)*int64(cfg.DType.Size()) > maxBytes:
 		return fmt.Errorf("coll: Config.Count %d: %d ranks of it exceed %d bytes", cfg.Count, cfg.Ranks, int64(maxBytes))
 	}
@@ -184,6 +192,9 @@ func New(cfg Config) (*Collective, error) {
 	}
 	if cfg.Channels == 0 {
 		cfg.Channels = 1
+	}
+	if cfg.Local == 0 {
+		cfg.Local = 1
 	}
 	es, p := cfg.DType.Size(), cfg.Ranks
 	if cfg.Algo == Auto {

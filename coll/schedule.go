@@ -122,6 +122,8 @@ func schedule(cfg *Config, me int) *builder {
 	case AllReduce:
 		var per int // elements per slice
 		switch cfg.Algo {
+		case Hier:
+			per = chunk * p // Local shards of p/Local sub-blocks
 		case Ring:
 			per = chunk * p
 		case RHD:
@@ -138,6 +140,10 @@ func schedule(cfg *Config, me int) *builder {
 		var tr [2]tree
 		if cfg.Algo == Tree {
 			tr = doubleTree(p)
+		}
+		var h *hier
+		if cfg.Algo == Hier {
+			h = newHier(p, cfg.Local)
 		}
 		bl := make([]block, p)
 		for s := 0; s < nsl; s++ {
@@ -156,6 +162,8 @@ func schedule(cfg *Config, me int) *builder {
 				rhdAllReduce(b, s0, n, ch, s*p)
 			case Tree:
 				treeAllReduce(b, &tr[s%2], s0, n, ch, s)
+			case Hier:
+				h.allReduce(b, s0, n, ch, s*p)
 			}
 		}
 	case ReduceScatter, AllGather:
@@ -479,6 +487,89 @@ func treeAllReduce(b *builder, t *tree, s0, n, ch, seg int) {
 	for _, r := range t.byD {
 		for _, c := range t.kids[r] {
 			b.xfer(H+t.depth[r], ch, r, c, false, s0, s0, n, false, seg, seg+1, seg, seg+1)
+		}
+	}
+}
+
+// hier is the plan of a hierarchical all-reduce: M nodes of G ranks. A
+// slice is cut into G shards (shard j ends reduced on each node's rank j)
+// of M sub-blocks (sub-block k is what node k reduces between nodes);
+// sub-block (j, k) is segment seg + j*M + k.
+type hier struct {
+	g, m  int
+	ranks []int   // scratch: the ranks of one ring
+	bl    []block // scratch: its blocks
+	segs  []int   // scratch: their segments
+	sub   []block // sub-block (j, k) at j*M + k
+}
+
+func newHier(p, g int) *hier {
+	m := p / g
+	return &hier{g: g, m: m, ranks: make([]int, max(g, m)), bl: make([]block, max(g, m)),
+		segs: make([]int, max(g, m)), sub: make([]block, p)}
+}
+
+// allReduce adds the transfers of the slice of n elements at s0, whose
+// segments start at seg, in causal order: the reduce-scatters inside the
+// nodes, the rings between nodes, the all-gathers inside the nodes.
+func (h *hier) allReduce(b *builder, s0, n, ch, seg int) {
+	G, M := h.g, h.m
+	for j := range G {
+		lo, ln := split(n, G, j)
+		for k := range M {
+			klo, kln := split(ln, M, k)
+			h.sub[j*M+k] = block{s0 + lo + klo, kln}
+		}
+	}
+	ranks, bl, segs := h.ranks[:G], h.bl[:G], h.segs[:G]
+	inNode := func(node, k int) {
+		for j := range G {
+			ranks[j] = node*G + j
+			bl[j] = h.sub[j*M+k]
+			segs[j] = seg + j*M + k
+		}
+	}
+	for node := range M {
+		for k := range M {
+			inNode(node, k)
+			ringOn(b, ranks, bl, segs, ch, -1, 0, true)
+		}
+	}
+	step := G - 1
+	if M > 1 {
+		ranks, bl, segs := h.ranks[:M], h.bl[:M], h.segs[:M]
+		for j := range G {
+			for k := range M {
+				ranks[k] = k*G + j
+				bl[k] = h.sub[j*M+k]
+				segs[k] = seg + j*M + k
+			}
+			ringOn(b, ranks, bl, segs, ch, 0, step, true)
+			ringOn(b, ranks, bl, segs, ch, 1, step+M-1, false)
+		}
+		step += 2 * (M - 1)
+	}
+	for node := range M {
+		for k := range M {
+			inNode(node, k)
+			ringOn(b, ranks, bl, segs, ch, 0, step, false)
+		}
+	}
+}
+
+// ringOn is a ring over the ranks listed (ranks[i] -> ranks[i+1]) on
+// blocks bl (block j in segment segs[j]). As a reduce-scatter (reduce),
+// at step s position i sends block i-s+shift and reduces block i-s-1+shift
+// from its predecessor, ending with block i+1+shift reduced; as an
+// all-gather, position i starts holding block i+shift and at step s sends
+// block i+shift-s.
+func ringOn(b *builder, ranks []int, bl []block, segs []int, ch, shift, step0 int, reduce bool) {
+	q := len(ranks)
+	for s := 0; s < q-1; s++ {
+		for i := range q {
+			j := mod(i-s+shift, q)
+			b.xfer(step0+s, ch, ranks[i], ranks[(i+1)%q], false, bl[j].off, bl[j].off, bl[j].n, reduce,
+				segs[j], segs[j]+1, segs[j], segs[j]+1)
 		}
 	}
 }

@@ -77,10 +77,16 @@ const (
 	// Binomial is the binomial tree for broadcast and reduce:
 	// ceil(log2 p) rounds, the ranks holding data doubling each round.
 	Binomial
+	// Hier is the hierarchical all-reduce of machines with several GPUs
+	// (Config.Local ranks per node): a ring reduce-scatter inside each
+	// node, then a ring all-reduce between nodes of each node-local shard
+	// (rank g of every node together), then a ring all-gather inside each
+	// node, pipelined chunk by chunk (fabric-facts §9).
+	Hier
 	numAlgos
 )
 
-var algoNames = [...]string{"auto", "ring", "tree", "rhd", "direct", "binomial"}
+var algoNames = [...]string{"auto", "ring", "tree", "rhd", "direct", "binomial", "hier"}
 
 // String returns the algorithm's lower-case name, as ParseAlgo accepts it.
 func (a Algo) String() string {
@@ -119,6 +125,8 @@ func Supports(a Algo, op Op, ranks int) bool {
 		return op == AllToAll || op == Scatter || op == Gather
 	case Binomial:
 		return op == Broadcast || op == Reduce
+	case Hier:
+		return op == AllReduce
 	}
 	return false
 }
@@ -138,7 +146,10 @@ const (
 // ones (less than 2n bytes sent per rank); at 8 ranks the switch is at
 // about 2 MB. All-gather and reduce-scatter take Ring, broadcast and reduce
 // Ring (a pipelined chain, as NCCL), all-to-all, scatter and gather Direct.
-// RHD and Binomial are chosen only by name: NCCL has neither.
+// RHD, Binomial and Hier are chosen only by name: NCCL has neither of the
+// first two, and on machines with several GPUs runs its rings and trees
+// through the nodes (a ring enters and leaves each node once), as Ring and
+// Tree do with ranks numbered node by node.
 func ChooseAlgo(op Op, bytes int64, ranks int) Algo {
 	switch op {
 	case AllReduce:
