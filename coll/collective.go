@@ -415,6 +415,17 @@ func (c *Collective) SendPlan() (to []int, maxLen int) {
 	return to, maxLen
 }
 
+// SendsTo returns how many chunks the rank sends rank to in all.
+func (c *Collective) SendsTo(to int) int {
+	n := 0
+	for i := range c.sends {
+		if int(c.sends[i].to) == to {
+			n++
+		}
+	}
+	return n
+}
+
 // Done reports whether the rank has received every chunk it expects and
 // emitted every send: its Output is final.
 func (c *Collective) Done() bool { return c.started && c.recvsLeft == 0 && c.sendsLeft == 0 }

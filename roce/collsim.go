@@ -41,6 +41,11 @@ type CollConfig struct {
 	// CorruptChunk, if positive, flips one bit of the CorruptChunk-th
 	// chunk rank 0 sends, before it goes on the wire (a test of the check).
 	CorruptChunk int
+	// Node, when Node.GPUs is above 1, puts that many ranks on each host
+	// (rank r on host r / GPUs, GPU r mod GPUs), with the machine's NVLink,
+	// PCIe and GPUDirect as NodeSpec models them; Ranks must be a multiple
+	// of GPUs. Only the chunks between hosts are RDMA WRITEs on the fabric.
+	Node NodeSpec
 }
 
 // CollResult is a collective's outcome.
@@ -141,7 +146,25 @@ type collRun struct {
 	errs    int
 	corrupt int // the chunk of rank 0 to corrupt, counting down
 	slot    int
+	nodes   *nodes // several ranks per host, or nil
+	pend    []collPending
+	free1   []int32 // free entries of pend
 }
+
+// collPending is a chunk on its way inside a machine: to be posted on its
+// connection (kind pendPost) or handed to its receiver (pendArrive).
+type collPending struct {
+	from, to int
+	id       coll.ChunkID
+	data     []byte
+}
+
+const (
+	pendPost   = iota + 1 // post the WRITE
+	pendArrive            // hand the chunk to its rank
+	pendOut               // the NIC reads a staged chunk from host memory
+	pendIn                // copy a staged chunk from host memory to the GPU
+)
 
 // RunCollective runs a collective on the fabric scenario sc (its topology,
 // switches, congestion control and faults; its traffic is not used): every
@@ -174,6 +197,16 @@ func RunCollective(sc *Scenario, cfg CollConfig, opt Options) (*CollResult, erro
 	if cfg.Ranks < 1 || cfg.Count < 0 || cfg.DType.Size() < 1 {
 		return nil, fmt.Errorf("roce: collective of %d ranks and %d elements", cfg.Ranks, cfg.Count)
 	}
+	if err := cfg.Node.Validate(); err != nil {
+		return nil, err
+	}
+	gpus := max(cfg.Node.GPUs, 1)
+	if cfg.Ranks%gpus != 0 {
+		return nil, fmt.Errorf("roce: %d ranks on hosts of %d GPUs: want a multiple of %d", cfg.Ranks, gpus, gpus)
+	}
+	if gpus > 1 && cfg.Sharp {
+		return nil, errors.New("roce: SHARP with several GPUs per host is not modelled")
+	}
 	per := float64(coll.Bytes(cfg.Op, cfg.Count, cfg.DType.Size(), cfg.Ranks))
 	limit := opt.MaxMemoryBytes
 	if limit <= 0 {
@@ -197,7 +230,7 @@ func RunCollective(sc *Scenario, cfg CollConfig, opt Options) (*CollResult, erro
 	}
 	for r := 0; r < cfg.Ranks && !cfg.Sharp; r++ {
 		c, err := coll.New(coll.Config{Ranks: cfg.Ranks, Rank: r, Op: cfg.Op, Algo: cfg.Algo, Count: cfg.Count, DType: cfg.DType,
-			RedOp: cfg.RedOp, Root: cfg.Root, ChunkSize: cfg.ChunkSize, Channels: cfg.Channels})
+			RedOp: cfg.RedOp, Root: cfg.Root, ChunkSize: cfg.ChunkSize, Channels: cfg.Channels, Local: gpus})
 		if err != nil {
 			return nil, err
 		}
@@ -206,7 +239,28 @@ func RunCollective(sc *Scenario, cfg CollConfig, opt Options) (*CollResult, erro
 	}
 	// The pairs that talk, and the largest chunk, the landing slots' size.
 	dry, maxLen := collPairs(run.ranks)
+	if gpus > 1 {
+		setup.hostOf = make([]int, cfg.Ranks)
+		for r := range setup.hostOf {
+			setup.hostOf[r] = r / gpus
+		}
+		t, err := sc.loadTopology()
+		if err != nil {
+			return nil, err
+		}
+		hosts := t.Hosts()
+		if cfg.Ranks/gpus > len(hosts) {
+			return nil, badValue("topology", "%d hosts, fewer than the %d the ranks need", len(hosts), cfg.Ranks/gpus)
+		}
+		run.nodes = newNodes(cfg.Node, cfg.Ranks/gpus, func(h int) float64 {
+			pi, _ := t.Port(hosts[h], 0)
+			return float64(t.Links()[pi.Link].RateBps) / 8
+		})
+	}
 	for _, p := range dry {
+		if run.nodes != nil && run.nodes.host(p[0]) == run.nodes.host(p[1]) {
+			continue // inside a machine: no connection
+		}
 		if !pairs[p] {
 			pairs[p] = true
 			order = append(order, p)
@@ -229,8 +283,16 @@ func RunCollective(sc *Scenario, cfg CollConfig, opt Options) (*CollResult, erro
 		run.conns[p] = cn
 	}
 	var total int64
-	for _, r := range run.ranks {
-		total += int64(sends(r))
+	for r, rk := range run.ranks {
+		if run.nodes == nil {
+			total += int64(sends(rk))
+			continue
+		}
+		for _, p := range order {
+			if p[0] == r {
+				total += int64(rk.(*coll.Collective).SendsTo(p[1]))
+			}
+		}
 	}
 	s.total = total
 	for r, rk := range run.ranks {
@@ -301,7 +363,6 @@ func (run *collRun) deliver(now sim.Time, r int) {
 	rk := run.ranks[r]
 	run.sends = rk.AppendSends(run.sends[:0])
 	for _, sd := range run.sends {
-		c := run.conns[[2]int{r, sd.To}]
 		data := run.get(sd.Len)
 		copy(data, rk.Payload(sd))
 		if r == 0 && run.corrupt > 0 {
@@ -309,6 +370,16 @@ func (run *collRun) deliver(now sim.Time, r int) {
 				data[len(data)/2&^3+3] ^= 0x40 // an exponent bit of a float32, bit 30 of an int32
 			}
 		}
+		if ns := run.nodes; ns != nil {
+			if ns.host(r) == ns.host(sd.To) {
+				run.later(ns.local(now, r, sd.To, sd.Len), pendArrive, r, sd.To, sd.Chunk, data)
+			} else {
+				at, post := ns.toWire(now, r, sd.Len)
+				run.later(at, pick(post, pendPost, pendOut), r, sd.To, sd.Chunk, data)
+			}
+			continue
+		}
+		c := run.conns[[2]int{r, sd.To}]
 		c.coll.queue.Push(collChunk{id: sd.Chunk, data: data})
 		c.collPump(now)
 	}
@@ -322,6 +393,55 @@ func (run *collRun) deliver(now sim.Time, r int) {
 func (run *collRun) finished(now sim.Time) {
 	run.done++
 	run.last = max(run.last, now)
+}
+
+// later schedules a chunk's next move inside a machine at time at.
+func (run *collRun) later(at sim.Time, kind uint32, from, to int, id coll.ChunkID, data []byte) {
+	var i int32
+	if n := len(run.free1); n > 0 {
+		i = run.free1[n-1]
+		run.free1 = run.free1[:n-1]
+	} else {
+		i = int32(len(run.pend))
+		run.pend = append(run.pend, collPending{})
+	}
+	run.pend[i] = collPending{from: from, to: to, id: id, data: data}
+	run.s.eng.Schedule(at, run, kind, uint64(i))
+}
+
+// Handle carries out a move that later scheduled: a chunk staged for the
+// network is posted on its connection; a chunk that has arrived in a
+// GPU's memory is handed to its rank.
+func (run *collRun) Handle(ev sim.Event) {
+	now := run.s.eng.Now()
+	p := run.pend[ev.A]
+	run.pend[ev.A] = collPending{}
+	run.free1 = append(run.free1, int32(ev.A))
+	switch ev.Kind {
+	case pendOut:
+		run.later(run.nodes.toWireStaged(now, p.from, len(p.data)), pendPost, p.from, p.to, p.id, p.data)
+		return
+	case pendIn:
+		run.later(run.nodes.fromWireStaged(now, p.to, len(p.data)), pendArrive, p.from, p.to, p.id, p.data)
+		return
+	case pendPost:
+		c := run.conns[[2]int{p.from, p.to}]
+		c.coll.queue.Push(collChunk{id: p.id, data: p.data})
+		c.collPump(now)
+		return
+	}
+	if err := run.ranks[p.to].OnRecv(now, p.from, p.id, p.data); err != nil {
+		run.errs++ // counted in #wrong; OnRecv changed nothing
+	}
+	run.put(p.data)
+	run.deliver(now, p.to)
+}
+
+func pick(c bool, a, b uint32) uint32 {
+	if c {
+		return a
+	}
+	return b
 }
 
 func (run *collRun) get(n int) []byte {
@@ -419,6 +539,15 @@ func (c *conn) collRecv(now sim.Time, cp *rc.Completion) {
 		c.fail("chunk with immediate %d where %d was next", cp.Imm, id.Seq)
 	}
 	off := slot * int(c.slot)
+	if ns := cc.run.nodes; ns != nil {
+		data := cc.run.get(int(cp.ByteLen))
+		copy(data, c.mr.Buf[off:off+int(cp.ByteLen)])
+		at, arrived := ns.fromWire(now, cc.to, len(data))
+		cc.run.later(at, pick(arrived, pendArrive, pendIn), cc.from, cc.to, id, data)
+		s.st.checks++
+		c.collPostRecv()
+		return
+	}
 	rk := cc.run.ranks[cc.to]
 	if err := rk.OnRecv(now, cc.from, id, c.mr.Buf[off:off+int(cp.ByteLen)]); err != nil {
 		cc.run.errs++
