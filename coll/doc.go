@@ -54,6 +54,15 @@
 //     the ranks above the largest power of two fold into a partner first.
 //     Reduce-scatter and all-gather alone need a power of two.
 //   - Binomial: broadcast and reduce in ceil(log2 p) rounds.
+//   - Hier: all-reduce on nodes of Config.Local ranks (GPUs of one
+//     machine): a ring reduce-scatter inside each node leaves shard g on
+//     the node's rank g, a ring all-reduce between nodes of each shard
+//     (rank g of every node together), a ring all-gather inside each
+//     node. A slice's shards are cut into one sub-block per node, each at
+//     most a chunk, so that the ring between nodes starts on a sub-block
+//     as soon as it is reduced inside the node. Each rank sends 2(G-1)/G n
+//     inside its node and 2(M-1)/M n/G out of it, for G ranks per node and
+//     M nodes.
 //   - Direct: all-to-all (at step k rank r sends to r+k), scatter, gather.
 //
 // Auto picks by the rule of ChooseAlgo: Tree or Ring for all-reduce by the

@@ -45,8 +45,13 @@ func runColl(args []string, stdout, stderr io.Writer) int {
 func collCommand(args []string, stdout, stderr io.Writer, check bool) int {
 	fs := flag.NewFlagSet("coll", flag.ContinueOnError)
 	op := fs.String("op", "allreduce", "operation: allreduce, allgather, reducescatter, broadcast, reduce, alltoall, scatter or gather")
-	algo := fs.String("algo", "auto", "algorithm: ring, tree, rhd, direct, binomial, sharp (all-reduce in the switches) or auto (by coll.ChooseAlgo)")
-	ranks := fs.Int("ranks", 8, "ranks (`N`), one per host")
+	algo := fs.String("algo", "auto", "algorithm: ring, tree, rhd, direct, binomial, hier (all-reduce inside and between nodes), sharp (all-reduce in the switches) or auto (by coll.ChooseAlgo)")
+	ranks := fs.Int("ranks", 8, "ranks (`N`), --gpus per host")
+	gpus := fs.Int("gpus", 1, "ranks (GPUs) per host (`N`); above 1 the machine model of --nvlink, --pcie, --host-mem and --gdr joins them")
+	nvlink := fs.Float64("nvlink", 450, "NVLink rate per GPU and direction in `GB/s` (0: no NVLink, GPUs talk over PCIe)")
+	pcie := fs.Float64("pcie", 64*0.85, "PCIe rate per link and direction in `GB/s`, after protocol overhead (default: Gen5 x16 less 15%)")
+	hostMem := fs.Float64("host-mem", 200, "host memory bandwidth in `GB/s`, which chunks staged without GPUDirect cross twice")
+	gdr := fs.Bool("gdr", true, "GPUDirect RDMA: the NIC reads and writes GPU memory (false: every chunk is staged through host memory)")
 	minBytes := fs.String("min-bytes", "32MB", "smallest size (`SIZE`: B, KB, MB, GB, KiB, MiB, GiB)")
 	maxBytes := fs.String("max-bytes", "", "largest size (default: --min-bytes)")
 	step := fs.Int("step-factor", 2, "multiply the size by this `factor` from one row to the next")
@@ -76,7 +81,7 @@ func collCommand(args []string, stdout, stderr io.Writer, check bool) int {
 	sharp := *algo == "sharp"
 	a, err := coll.ParseAlgo(*algo)
 	if err != nil && !sharp {
-		return usageError(stderr, "coll", "--algo %s: want ring, tree, rhd, direct, binomial, sharp or auto", *algo)
+		return usageError(stderr, "coll", "--algo %s: want ring, tree, rhd, direct, binomial, hier, sharp or auto", *algo)
 	}
 	if sharp && o != coll.AllReduce {
 		return usageError(stderr, "coll", "--algo sharp runs allreduce only, not %s", o)
@@ -97,6 +102,20 @@ func collCommand(args []string, stdout, stderr io.Writer, check bool) int {
 	}
 	if *ranks < 2 || *ranks > 4096 {
 		return usageError(stderr, "coll", "--ranks %d: want 2 to 4096", *ranks)
+	}
+	if *gpus < 1 || *gpus > 1024 || *ranks%*gpus != 0 {
+		return usageError(stderr, "coll", "--gpus %d: want a divisor of --ranks %d", *gpus, *ranks)
+	}
+	node := roce.DefaultNode(*gpus)
+	node.NVLinkBps, node.PCIeBps, node.HostMemBps, node.GPUDirect = *nvlink*1e9, *pcie*1e9, *hostMem*1e9, *gdr
+	if err := node.Validate(); err != nil || *nvlink < 0 || *pcie <= 0 || *hostMem <= 0 {
+		return usageError(stderr, "coll", "--nvlink %v, --pcie %v, --host-mem %v: want rates in GB/s, --pcie and --host-mem above 0", *nvlink, *pcie, *hostMem)
+	}
+	if *gpus > 1 && sharp {
+		return usageError(stderr, "coll", "--algo sharp with --gpus %d: SHARP with several GPUs per host is not modelled", *gpus)
+	}
+	if a == coll.Hier && o != coll.AllReduce {
+		return usageError(stderr, "coll", "--algo hier runs allreduce only, not %s", o)
 	}
 	lo, err := traffic.ParseSize(*minBytes)
 	if err != nil {
@@ -119,7 +138,7 @@ func collCommand(args []string, stdout, stderr io.Writer, check bool) int {
 	}
 	spec := *topology
 	if spec == "" {
-		spec = fmt.Sprintf("star:hosts=%d", *ranks)
+		spec = fmt.Sprintf("star:hosts=%d", *ranks / *gpus)
 	}
 	sc := &roce.Scenario{Seed: *seed, Topology: spec, Traffic: "incast:n=1,size=1KB", HostGbps: *hostGbps, FabricGbps: *fabricGbps}
 	if *loss > 0 {
@@ -151,7 +170,7 @@ func collCommand(args []string, stdout, stderr io.Writer, check bool) int {
 			return usageError(stderr, "coll", "size %d: %d elements per rank", size, count)
 		}
 		res, err := roce.RunCollective(sc, roce.CollConfig{Ranks: *ranks, Op: o, Algo: a, DType: dt, RedOp: ro, Root: *root,
-			Count: int(count), ChunkSize: *chunk, Channels: *channels, Sharp: sharp}, roce.Options{})
+			Count: int(count), ChunkSize: *chunk, Channels: *channels, Sharp: sharp, Node: node}, roce.Options{})
 		if err != nil {
 			return usageError(stderr, "coll", "%v", err)
 		}
@@ -166,7 +185,7 @@ func collCommand(args []string, stdout, stderr io.Writer, check bool) int {
 			if sharp {
 				name = "sharp"
 			}
-			b, _ := json.Marshal(map[string]any{"op": o.String(), "algo": name, "ranks": *ranks, "size": res.Bytes,
+			b, _ := json.Marshal(map[string]any{"op": o.String(), "algo": name, "ranks": *ranks, "gpus_per_host": *gpus, "size": res.Bytes,
 				"count": count * per, "type": dt.String(), "redop": ro.String(), "root": *root, "time_us": res.Time.Microseconds(),
 				"algbw_gbps": res.AlgBW, "busbw_gbps": res.BusBW, "wrong": res.Wrong, "frames": res.Summary.PacketsSent,
 				"pfc_pauses": res.Summary.PFCPauses, "retransmissions": res.Summary.Retransmissions, "complete": res.Complete})
@@ -184,7 +203,16 @@ func collCommand(args []string, stdout, stderr io.Writer, check bool) int {
 		if a == coll.Auto && !sharp {
 			chosen = "auto: " + coll.ChooseAlgo(o, coll.Bytes(o, rows[0].Count, es, *ranks), *ranks).String() + " for the first size"
 		}
-		fmt.Fprintf(stdout, "# rocekit coll: %s, %s, %d ranks on %s at %s Gb/s, simulated time\n", o, chosen, *ranks, spec,
+		placed := fmt.Sprintf("%d ranks", *ranks)
+		if *gpus > 1 {
+			nv := "no NVLink"
+			if *nvlink > 0 {
+				nv = "NVLink " + strconv.FormatFloat(*nvlink, 'g', -1, 64) + " GB/s"
+			}
+			placed = fmt.Sprintf("%d ranks (%d hosts x %d GPUs, %s, PCIe %s GB/s, GPUDirect %v)", *ranks, *ranks / *gpus, *gpus, nv,
+				strconv.FormatFloat(*pcie, 'g', -1, 64), map[bool]string{true: "on", false: "off"}[*gdr])
+		}
+		fmt.Fprintf(stdout, "# rocekit coll: %s, %s, %s on %s at %s Gb/s, simulated time\n", o, chosen, placed, spec,
 			strconv.FormatFloat(*hostGbps, 'g', -1, 64))
 		if err := coll.FormatTable(stdout, rows); err != nil {
 			fmt.Fprintf(stderr, "rocekit coll: %v\n", err)

@@ -61,3 +61,30 @@ func TestCollCLIIncomplete(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, "--chunk 0: want 1 or more bytes")
 }
+
+// rocekit coll --gpus puts several ranks on each host: the default
+// topology has --ranks / --gpus hosts, the header says so, and turning
+// GPUDirect off on 400 Gb/s NICs makes the same all-reduce slower.
+func TestCollCLIGPUs(t *testing.T) {
+	args := []string{"coll", "--ranks", "16", "--gpus", "8", "--algo", "hier", "--min-bytes", "4MB", "--host-gbps", "400", "--json"}
+	code, out, errs := simCLI(args...)
+	require.Equal(t, 0, code, errs)
+	var on, off map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &on))
+	assert.EqualValues(t, 0, on["wrong"])
+	assert.EqualValues(t, 8, on["gpus_per_host"])
+	assert.Equal(t, "hier", on["algo"])
+	code, out, errs = simCLI(append(args, "--gdr=false")...)
+	require.Equal(t, 0, code, errs)
+	require.NoError(t, json.Unmarshal([]byte(out), &off))
+	assert.Greater(t, off["time_us"].(float64), 1.2*on["time_us"].(float64))
+
+	code, out, errs = simCLI("coll", "--ranks", "16", "--gpus", "8", "--min-bytes", "1MB", "--nvlink", "0")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "16 ranks (2 hosts x 8 GPUs, no NVLink, PCIe 54.4 GB/s, GPUDirect on) on star:hosts=2")
+	for _, c := range [][]string{{"--gpus", "3"}, {"--gpus", "2", "--pcie", "0"}, {"--gpus", "2", "--algo", "sharp"}, {"--algo", "hier", "--op", "allgather"}} {
+		code, _, errs := simCLI(append([]string{"coll"}, c...)...)
+		assert.Equal(t, 2, code, "%v", c)
+		assert.Equal(t, 2, strings.Count(errs, "\n"), "%v: %q", c, errs)
+	}
+}
