@@ -54,7 +54,7 @@ func (r *Result) Complete() bool {
 // does not complete is no error, but leaves Timeline nil.
 func Run(w *Workload, sc *roce.Scenario, opt roce.Options) (*Result, error) {
 	if w.Ranks < 2 {
-		return nil, fmt.Errorf("workload: %d ranks: want 2 or more", w.Ranks)
+		return nil, fmt.Errorf("workload: ranks %d: want 2 or more", w.Ranks)
 	}
 	if err := w.Check(w.Ranks); err != nil {
 		return nil, fmt.Errorf("workload: %w", err)
