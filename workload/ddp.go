@@ -16,6 +16,10 @@ import (
 // which DDP counts in MiB (25 x 1024 x 1024 bytes).
 const DefaultBucket = 25 << 20
 
+// maxBuckets is the most buckets DDP makes: every bucket is a row of the
+// step's table.
+const maxBuckets = 100_000
+
 // ddpKeys are the keys of a DDP spec, in the order the usage gives them.
 var ddpKeys = []string{"params", "dtype", "bucket", "fwd_us", "bwd_us", "opt_us", "algo", "steps"}
 
@@ -136,8 +140,8 @@ func DDP(spec string) (*Workload, error) {
 		return nil, bad("bucket=%q: smaller than one %d-byte %s element", traffic.FormatSize(bucket), es, dt)
 	}
 	k := (n + per - 1) / per
-	if k > 1_000_000 {
-		return nil, bad("%d buckets: want at most 1000000 (a larger bucket)", k)
+	if k > maxBuckets {
+		return nil, bad("%d buckets: want at most %d (a larger bucket)", k, maxBuckets)
 	}
 	total := n * es // G, at most 4e15
 	w := &Workload{Steps: steps, Items: make([]Item, 0, 2*k+3)}

@@ -77,6 +77,7 @@ func TestDDPErrors(t *testing.T) {
 		{"ddp:params=1e9,bucket=1,fwd_us=1,bwd_us=1", `workload: spec "ddp:params=1e9,bucket=1,fwd_us=1,bwd_us=1": bucket="1": smaller than one 4-byte float element`},
 		{"ddp:params=1e9,fwd_us=1,bwd_us=1,algo=fast", `workload: spec "ddp:params=1e9,fwd_us=1,bwd_us=1,algo=fast": algo="fast": unknown algorithm "fast" (want auto, ring, tree, rhd, direct, binomial or sharp)`},
 		{"ddp:params=1e9,params=2e9", `workload: spec "ddp:params=1e9,params=2e9": key "params" given twice`},
+		{"ddp:params=1e9,bucket=4KB,fwd_us=1,bwd_us=1", `workload: spec "ddp:params=1e9,bucket=4KB,fwd_us=1,bwd_us=1": 1000000 buckets: want at most 100000 (a larger bucket)`},
 		{"ddp:params", `workload: spec "ddp:params": "params" is not key=value`},
 	} {
 		_, err := DDP(c.spec)

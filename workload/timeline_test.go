@@ -110,5 +110,5 @@ func TestScheduleErrors(t *testing.T) {
 	assert.EqualError(t, err, "workload: the workload's time is beyond what sim.Time holds (about 106 days)")
 	w = &Workload{Steps: 0, Items: []Item{compute(1)}}
 	_, err = Schedule(w, nil)
-	assert.EqualError(t, err, "workload: 0 steps: want 1 to 1000000")
+	assert.EqualError(t, err, "workload: 0 steps: want 1 to 10000")
 }

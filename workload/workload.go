@@ -116,8 +116,9 @@ type Workload struct {
 	Items []Item
 }
 
-// MaxSteps is the most steps a workload may have.
-const MaxSteps = 1_000_000
+// MaxSteps is the most steps a workload may have (every step is the same,
+// and is a row of the report).
+const MaxSteps = 10_000
 
 // Colls returns the workload's distinct collectives, in the order of
 // their first appearance.

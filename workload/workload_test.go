@@ -79,7 +79,7 @@ func TestParseErrors(t *testing.T) {
 		{"{\"items\": [{\"op\": \"allreduce\", \"bytes\": 8, \"dtype\": \"fp8\"}]}", `workload: items[0].dtype: unknown element type "fp8" (want float, bf16 or int32) at line 1 column 53`},
 		{"{\"ranks\": 8, \"items\": [\n {\"op\": \"allgather\", \"bytes\": 1000}]}",
 			`workload: items[0].bytes: 1000 bytes is not a whole number of 32-byte blocks (8 ranks x 4-byte float) for allgather at line 2 column 31`},
-		{"{\"steps\": 0, \"items\": [{\"barrier\": true}]}", `workload: steps: 0: want 1 to 1000000 at line 1 column 11`},
+		{"{\"steps\": 0, \"items\": [{\"barrier\": true}]}", `workload: steps: 0: want 1 to 10000 at line 1 column 11`},
 		{"{\"ranks\": 1, \"items\": [{\"barrier\": true}]}", `workload: ranks: 1: want 2 to 4096 at line 1 column 11`},
 		{"{\"steps\": 1}", `workload: items: no items: a step needs at least one at line 1 column 1`},
 		{"{\"items\": [\n  {\"compute_us\": 1},,\n]}", `workload: invalid character ',' looking for beginning of value at line 2 column 21`},
