@@ -108,6 +108,10 @@ func TestScheduleErrors(t *testing.T) {
 	w = &Workload{Steps: 1000, Items: []Item{compute(sim.MaxTime / 10)}}
 	_, err = Schedule(w, nil)
 	assert.EqualError(t, err, "workload: the workload's time is beyond what sim.Time holds (about 106 days)")
+	w = &Workload{Steps: 1, Items: []Item{{Kind: 7, Where: "x"}}}
+	_, err = Schedule(w, nil)
+	assert.EqualError(t, err, "workload: x: unknown item kind Kind(7)")
+	assert.Equal(t, []string{"compute", "collective", "barrier"}, []string{Compute.String(), Collective.String(), Barrier.String()})
 	w = &Workload{Steps: 0, Items: []Item{compute(1)}}
 	_, err = Schedule(w, nil)
 	assert.EqualError(t, err, "workload: 0 steps: want 1 to 10000")

@@ -29,13 +29,13 @@ const (
 	Barrier
 )
 
-// String names the kind as the JSON form's key does: compute, op, barrier.
+// String names the kind: compute, collective or barrier.
 func (k Kind) String() string {
 	switch k {
 	case Compute:
 		return "compute"
 	case Collective:
-		return "op"
+		return "collective"
 	case Barrier:
 		return "barrier"
 	}
