@@ -40,11 +40,12 @@ func (r *Result) Complete() bool {
 	return true
 }
 
-// Run simulates the workload over w.Ranks ranks on the fabric scenario sc
-// and lays it out with Schedule. Each distinct collective (operation,
+// Run simulates the workload over w.Ranks ranks on the fabric scenario sc,
+// node.GPUs of them per host (roce.CollConfig.Node), and lays it out with
+// Schedule. Each distinct collective (operation,
 // size, algorithm, element type) is simulated once, with
 // roce.RunCollective (real frames, real data, checked), on the idle
-// fabric, rank r on host r, the element-wise sum of each rank's seeded
+// fabric, rank r on host r (or r / node.GPUs), the element-wise sum of each rank's seeded
 // data: collectives are simulated one at a time, never side by side.
 // This is exact for one communicator, whose collectives do not overlap
 // each other on the network (Schedule runs them one after another), as
@@ -52,7 +53,7 @@ func (r *Result) Complete() bool {
 // communicators (tensor and data parallelism, say) sharing links. Errors
 // name the first item of the collective that failed; a collective that
 // does not complete is no error, but leaves Timeline nil.
-func Run(w *Workload, sc *roce.Scenario, opt roce.Options) (*Result, error) {
+func Run(w *Workload, sc *roce.Scenario, node roce.NodeSpec, opt roce.Options) (*Result, error) {
 	if w.Ranks < 2 {
 		return nil, fmt.Errorf("workload: ranks %d: want 2 or more", w.Ranks)
 	}
@@ -66,7 +67,7 @@ func Run(w *Workload, sc *roce.Scenario, opt roce.Options) (*Result, error) {
 			return nil, errors.New("workload: " + c.String() + ": " + err.Error()) // Check has refused it already
 		}
 		r, err := roce.RunCollective(sc, roce.CollConfig{Ranks: w.Ranks, Op: c.Op, Algo: c.Algo, Sharp: c.Sharp,
-			DType: c.DType, RedOp: coll.Sum, Count: count}, opt)
+			DType: c.DType, RedOp: coll.Sum, Count: count, Node: node}, opt)
 		if err != nil {
 			return nil, fmt.Errorf("workload: %s: %s: %w", firstWhere(w, c), c, err)
 		}

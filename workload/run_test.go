@@ -22,7 +22,7 @@ func TestRun(t *testing.T) {
 	w, err := DDP("ddp:params=1.5e6,bucket=4MB,fwd_us=100,bwd_us=200,opt_us=10,algo=ring")
 	require.NoError(t, err)
 	w.Ranks = 4
-	res, err := Run(w, star4(), roce.Options{})
+	res, err := Run(w, star4(), roce.NodeSpec{}, roce.Options{})
 	require.NoError(t, err)
 	require.Equal(t, []Coll{{Op: coll.AllReduce, Bytes: 4e6, Algo: coll.Ring}, {Op: coll.AllReduce, Bytes: 2e6, Algo: coll.Ring}}, res.Colls)
 	assert.True(t, res.Complete())
@@ -58,12 +58,12 @@ func TestRunErrors(t *testing.T) {
 	w, err := Parse([]byte("{\"items\": [{\"compute_us\": 1},\n  {\"op\": \"allgather\", \"bytes\": 64}]}"))
 	require.NoError(t, err)
 	w.Ranks = 3
-	_, err = Run(w, star4(), roce.Options{})
+	_, err = Run(w, star4(), roce.NodeSpec{}, roce.Options{})
 	assert.EqualError(t, err, "workload: items[1] at line 2 column 3: allgather 64 auto float: 64 bytes is not a whole number of 12-byte blocks (3 ranks x 4-byte float) for allgather")
 	w.Ranks = 4
-	_, err = Run(w, star4(), roce.Options{MaxMemoryBytes: 100})
+	_, err = Run(w, star4(), roce.NodeSpec{}, roce.Options{MaxMemoryBytes: 100})
 	assert.EqualError(t, err, "workload: items[1] at line 2 column 3: allgather 64 auto float: roce: the collective needs about 768 B of buffers (4 ranks x 3 x 64 B), more than the 100 B limit; lower the size or the ranks")
 	w.Ranks = 1
-	_, err = Run(w, star4(), roce.Options{})
+	_, err = Run(w, star4(), roce.NodeSpec{}, roce.Options{})
 	assert.EqualError(t, err, "workload: ranks 1: want 2 or more")
 }

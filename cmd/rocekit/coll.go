@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -47,11 +46,6 @@ func collCommand(args []string, stdout, stderr io.Writer, check bool) int {
 	op := fs.String("op", "allreduce", "operation: allreduce, allgather, reducescatter, broadcast, reduce, alltoall, scatter or gather")
 	algo := fs.String("algo", "auto", "algorithm: ring, tree, rhd, direct, binomial, hier (all-reduce inside and between nodes), sharp (all-reduce in the switches) or auto (by coll.ChooseAlgo)")
 	ranks := fs.Int("ranks", 8, "ranks (`N`), --gpus per host")
-	gpus := fs.Int("gpus", 1, "ranks (GPUs) per host (`N`); above 1 the machine model of --nvlink, --pcie, --host-mem and --gdr joins them")
-	nvlink := fs.Float64("nvlink", 450, "NVLink rate per GPU and direction in `GB/s` (0: no NVLink, GPUs talk over PCIe)")
-	pcie := fs.Float64("pcie", 64*0.85, "PCIe rate per link and direction in `GB/s`, after protocol overhead (default: Gen5 x16 less 15%)")
-	hostMem := fs.Float64("host-mem", 200, "host memory bandwidth in `GB/s`, which chunks staged without GPUDirect cross twice")
-	gdr := fs.Bool("gdr", true, "GPUDirect RDMA: the NIC reads and writes GPU memory (false: every chunk is staged through host memory)")
 	minBytes := fs.String("min-bytes", "32MB", "smallest size (`SIZE`: B, KB, MB, GB, KiB, MiB, GiB)")
 	maxBytes := fs.String("max-bytes", "", "largest size (default: --min-bytes)")
 	step := fs.Int("step-factor", 2, "multiply the size by this `factor` from one row to the next")
@@ -60,12 +54,7 @@ func collCommand(args []string, stdout, stderr io.Writer, check bool) int {
 	root := fs.Int("root", 0, "root rank of broadcast, reduce, scatter and gather")
 	chunk := fs.Int("chunk", coll.DefaultChunkSize, "chunk size in `bytes`")
 	channels := fs.Int("channels", 1, "channels the data is split over")
-	topology := fs.String("topology", "", "topology spec or file (default: star:hosts=N)")
-	hostGbps := fs.Float64("host-gbps", roce.DefaultHostGbps, "rate of host links in `Gb/s`")
-	fabricGbps := fs.Float64("fabric-gbps", 0, "rate of switch-to-switch links in `Gb/s` (0: --host-gbps)")
-	loss := fs.Float64("loss", 0, "loss probability `p` per frame on every link")
-	ccFlag := fs.String("cc", "none", "congestion control `algorithm[:preset]`: none, dcqcn or hpcc")
-	seed := fs.Uint64("seed", 1, "seed of the data and the faults")
+	fab := addCollFabric(fs)
 	jsonOut := fs.Bool("json", false, "print one JSON object per size instead of the table")
 	rest, code, ok := parseArgs(fs, collUsage, args, stdout, stderr)
 	if !ok {
@@ -103,16 +92,8 @@ func collCommand(args []string, stdout, stderr io.Writer, check bool) int {
 	if *ranks < 2 || *ranks > 4096 {
 		return usageError(stderr, "coll", "--ranks %d: want 2 to 4096", *ranks)
 	}
-	if *gpus < 1 || *gpus > 1024 || *ranks%*gpus != 0 {
-		return usageError(stderr, "coll", "--gpus %d: want a divisor of --ranks %d", *gpus, *ranks)
-	}
-	node := roce.DefaultNode(*gpus)
-	node.NVLinkBps, node.PCIeBps, node.HostMemBps, node.GPUDirect = *nvlink*1e9, *pcie*1e9, *hostMem*1e9, *gdr
-	if err := node.Validate(); err != nil || *nvlink < 0 || *pcie <= 0 || *hostMem <= 0 {
-		return usageError(stderr, "coll", "--nvlink %v, --pcie %v, --host-mem %v: want rates in GB/s, --pcie and --host-mem above 0", *nvlink, *pcie, *hostMem)
-	}
-	if *gpus > 1 && sharp {
-		return usageError(stderr, "coll", "--algo sharp with --gpus %d: SHARP with several GPUs per host is not modelled", *gpus)
+	if *fab.gpus > 1 && sharp {
+		return usageError(stderr, "coll", "--algo sharp with --gpus %d: SHARP with several GPUs per host is not modelled", *fab.gpus)
 	}
 	if a == coll.Hier && o != coll.AllReduce {
 		return usageError(stderr, "coll", "--algo hier runs allreduce only, not %s", o)
@@ -133,26 +114,8 @@ func collCommand(args []string, stdout, stderr io.Writer, check bool) int {
 	if *step < 2 && hi > lo {
 		return usageError(stderr, "coll", "--step-factor %d: want 2 or more", *step)
 	}
-	if !(*loss >= 0 && *loss <= 1) {
-		return usageError(stderr, "coll", "--loss %v: want a probability", *loss)
-	}
-	spec := *topology
-	if spec == "" {
-		spec = fmt.Sprintf("star:hosts=%d", *ranks / *gpus)
-	}
-	sc := &roce.Scenario{Seed: *seed, Topology: spec, Traffic: "incast:n=1,size=1KB", HostGbps: *hostGbps, FabricGbps: *fabricGbps}
-	if *loss > 0 {
-		sc.Fabric = &roce.FabricSpec{LinkFaults: &roce.FaultSpec{Loss: *loss}}
-		// Losses are recovered by timeouts at the tail: perftest's 67 ms
-		// would dwarf the collective.
-		to := uint8(8)
-		sc.Flow = &roce.FlowSpec{Timeout: &to}
-	}
-	if *ccFlag != "none" {
-		name, preset, _ := strings.Cut(*ccFlag, ":")
-		sc.CC = &roce.CCSpec{Algorithm: name, Preset: preset}
-	}
-	if err := sc.Validate(); err != nil {
+	sc, node, err := fab.build(*ranks)
+	if err != nil {
 		return usageError(stderr, "coll", "%v", err)
 	}
 	if check {
@@ -185,7 +148,7 @@ func collCommand(args []string, stdout, stderr io.Writer, check bool) int {
 			if sharp {
 				name = "sharp"
 			}
-			b, _ := json.Marshal(map[string]any{"op": o.String(), "algo": name, "ranks": *ranks, "gpus_per_host": *gpus, "size": res.Bytes,
+			b, _ := json.Marshal(map[string]any{"op": o.String(), "algo": name, "ranks": *ranks, "gpus_per_host": *fab.gpus, "size": res.Bytes,
 				"count": count * per, "type": dt.String(), "redop": ro.String(), "root": *root, "time_us": res.Time.Microseconds(),
 				"algbw_gbps": res.AlgBW, "busbw_gbps": res.BusBW, "wrong": res.Wrong, "frames": res.Summary.PacketsSent,
 				"pfc_pauses": res.Summary.PFCPauses, "retransmissions": res.Summary.Retransmissions, "complete": res.Complete})
@@ -203,17 +166,7 @@ func collCommand(args []string, stdout, stderr io.Writer, check bool) int {
 		if a == coll.Auto && !sharp {
 			chosen = "auto: " + coll.ChooseAlgo(o, coll.Bytes(o, rows[0].Count, es, *ranks), *ranks).String() + " for the first size"
 		}
-		placed := fmt.Sprintf("%d ranks", *ranks)
-		if *gpus > 1 {
-			nv := "no NVLink"
-			if *nvlink > 0 {
-				nv = "NVLink " + strconv.FormatFloat(*nvlink, 'g', -1, 64) + " GB/s"
-			}
-			placed = fmt.Sprintf("%d ranks (%d hosts x %d GPUs, %s, PCIe %s GB/s, GPUDirect %v)", *ranks, *ranks / *gpus, *gpus, nv,
-				strconv.FormatFloat(*pcie, 'g', -1, 64), map[bool]string{true: "on", false: "off"}[*gdr])
-		}
-		fmt.Fprintf(stdout, "# rocekit coll: %s, %s, %s on %s at %s Gb/s, simulated time\n", o, chosen, placed, spec,
-			strconv.FormatFloat(*hostGbps, 'g', -1, 64))
+		fmt.Fprintf(stdout, "# rocekit coll: %s, %s, %s %s, simulated time\n", o, chosen, fab.placed(*ranks), fab.where(sc))
 		if err := coll.FormatTable(stdout, rows); err != nil {
 			fmt.Fprintf(stderr, "rocekit coll: %v\n", err)
 			return 1

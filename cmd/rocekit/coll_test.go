@@ -88,3 +88,16 @@ func TestCollCLIGPUs(t *testing.T) {
 		assert.Equal(t, 2, strings.Count(errs, "\n"), "%v: %q", c, errs)
 	}
 }
+
+// rocekit workload takes the same machine flags: a DDP step on 2 hosts of
+// 8 GPUs, hierarchical all-reduce, with every element right.
+func TestWorkloadCLIGPUs(t *testing.T) {
+	code, out, errs := simCLI("workload", "--ranks", "16", "--gpus", "8", "--nvlink", "0",
+		"ddp:params=2e6,dtype=float,bucket=4MB,fwd_us=100,bwd_us=200,opt_us=10,algo=hier")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "16 ranks (2 hosts x 8 GPUs, no NVLink, PCIe 54.4 GB/s, GPUDirect on) on star:hosts=2 at 100 Gb/s")
+	assert.Regexp(t, `(?m)^ +\d+ +allreduce +4000000 +hier .* 0$`, out)
+	code, _, errs = simCLI("workload", "--ranks", "16", "--gpus", "3", "ddp:params=2e6,fwd_us=1,bwd_us=1")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "--gpus 3: want a divisor of the 16 ranks")
+}

@@ -55,13 +55,8 @@ func init() {
 
 func runWorkload(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("workload", flag.ContinueOnError)
-	ranks := fs.Int("ranks", 0, "ranks (`N`), one per host (default: the file's \"ranks\", else 8)")
-	topology := fs.String("topology", "", "topology spec or file (default: star:hosts=N)")
-	hostGbps := fs.Float64("host-gbps", roce.DefaultHostGbps, "rate of host links in `Gb/s`")
-	fabricGbps := fs.Float64("fabric-gbps", 0, "rate of switch-to-switch links in `Gb/s` (0: --host-gbps)")
-	loss := fs.Float64("loss", 0, "loss probability `p` per frame on every link")
-	ccFlag := fs.String("cc", "none", "congestion control `algorithm[:preset]`: none, dcqcn or hpcc")
-	seed := fs.Uint64("seed", 1, "seed of the data and the faults")
+	ranks := fs.Int("ranks", 0, "ranks (`N`), --gpus per host (default: the file's \"ranks\", else 8)")
+	fab := addCollFabric(fs)
 	jsonOut := fs.Bool("json", false, "print one JSON object instead of the tables")
 	rest, code, ok := parseArgs(fs, workloadUsage, args, stdout, stderr)
 	if !ok {
@@ -88,7 +83,7 @@ func runWorkload(args []string, stdout, stderr io.Writer) int {
 	case w.Ranks == 0:
 		w.Ranks = 8
 	}
-	sc, err := collScenario(*topology, w.Ranks, *hostGbps, *fabricGbps, *loss, *ccFlag, *seed)
+	sc, node, err := fab.build(w.Ranks)
 	if err != nil {
 		return usageError(stderr, "workload", "%v", err)
 	}
@@ -96,7 +91,7 @@ func runWorkload(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "workload", "%v", err)
 	}
 	start := time.Now()
-	res, err := workload.Run(w, sc, roce.Options{})
+	res, err := workload.Run(w, sc, node, roce.Options{})
 	if err != nil {
 		return usageError(stderr, "workload", "%s", strings.TrimPrefix(err.Error(), "workload: "))
 	}
@@ -114,9 +109,7 @@ func runWorkload(args []string, stdout, stderr io.Writer) int {
 		b, _ := json.Marshal(workloadJSON(rest[0], w, res))
 		fmt.Fprintf(stdout, "%s\n", b)
 	} else {
-		spec := sc.Topology
-		fmt.Fprintf(stdout, "# rocekit workload: %s, %d ranks on %s at %s Gb/s, simulated time\n", rest[0], w.Ranks, spec,
-			strconv.FormatFloat(*hostGbps, 'g', -1, 64))
+		fmt.Fprintf(stdout, "# rocekit workload: %s, %s %s, simulated time\n", rest[0], fab.placed(w.Ranks), fab.where(sc))
 		if err := workloadTables(stdout, w, res); err != nil {
 			fmt.Fprintf(stderr, "rocekit workload: %v\n", err)
 			return 1
@@ -131,33 +124,6 @@ func runWorkload(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-// collScenario is the fabric scenario of rocekit coll's flags: the
-// topology (default star:hosts=ranks), the link rates, loss on every link
-// (with a short retransmission timeout, 8: perftest's 67 ms would dwarf
-// the collective), and the congestion control.
-func collScenario(topology string, ranks int, hostGbps, fabricGbps, loss float64, ccFlag string, seed uint64) (*roce.Scenario, error) {
-	if !(loss >= 0 && loss <= 1) {
-		return nil, fmt.Errorf("--loss %v: want a probability", loss)
-	}
-	if topology == "" {
-		topology = fmt.Sprintf("star:hosts=%d", ranks)
-	}
-	sc := &roce.Scenario{Seed: seed, Topology: topology, Traffic: "incast:n=1,size=1KB", HostGbps: hostGbps, FabricGbps: fabricGbps}
-	if loss > 0 {
-		sc.Fabric = &roce.FabricSpec{LinkFaults: &roce.FaultSpec{Loss: loss}}
-		to := uint8(8)
-		sc.Flow = &roce.FlowSpec{Timeout: &to}
-	}
-	if ccFlag != "none" {
-		name, preset, _ := strings.Cut(ccFlag, ":")
-		sc.CC = &roce.CCSpec{Algorithm: name, Preset: preset}
-	}
-	if err := sc.Validate(); err != nil {
-		return nil, err
-	}
-	return sc, nil
 }
 
 // usFmt formats a time in microseconds to the nanosecond.
