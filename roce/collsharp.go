@@ -180,7 +180,7 @@ func (w *sharpWake) Handle(ev sim.Event) {
 // node with a piece being reduced; deliver calls it after every arrival
 // and every wake. A node whose wake is already scheduled gets a second
 // event at the same time, which finds nothing to do: at most one event
-// per arrival, and no state kept per node.
+// per arrival or wake, and no state kept per node.
 func (run *collRun) sharpArm(r int) {
 	n, ok := run.ranks[r].(*coll.SharpNode)
 	if !ok {
