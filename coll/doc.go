@@ -91,10 +91,17 @@
 // There is no flow control between ranks: a chunk lands in the receiver's
 // own buffer, as an RDMA WRITE would, and a sender may run ahead of a slow
 // receiver by any number of chunks (NCCL bounds this with its staging
-// buffers of NCCL_STEPS slots). Reductions take no time here; a driver
-// that charges for them can use the received Len. In-network aggregation
-// (SHARP, fabric-facts §8) is not implemented; since a schedule is a
-// sequence of transfers between participants numbered by the schedule,
-// an aggregation node fits as one more participant with no input of its
-// own that reduces what its children send and forwards the result.
+// buffers of NCCL_STEPS slots). A rank's reductions take no time here; a
+// driver that charges for them can use the received Len.
+//
+// # In-network aggregation
+//
+// SHARP (fabric-facts §8) runs an all-reduce over a tree of aggregation
+// nodes in the switches: SharpLeaf is a rank, SharpNode a node, driven as a
+// Collective. A node has SharpConfig.Streams aggregation units (2 by
+// default, the switch's concurrent streaming aggregations) that take the
+// chunks in order, one each, and reduce each piece at ReduceBps; a piece
+// for a chunk with no unit waits. Its clock is passed in as elsewhere:
+// NextWake says when a unit next finishes a piece, Advance runs the node
+// to a time.
 package coll

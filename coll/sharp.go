@@ -2,6 +2,7 @@ package coll
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/rocekit/rocekit/sim"
 )
@@ -21,6 +22,30 @@ import (
 // the same driver, and carry data as chunks of at most ChunkSize bytes,
 // chunk k with Seq k on every link.
 
+// An aggregation node reduces with limited resources (fabric-facts §8: a
+// switch runs at most 2 streaming aggregations at once). An aggregation is
+// one chunk k being reduced at a node, from the arrival of its first
+// child's piece until every child's piece is reduced; the node has Streams
+// units and opens aggregations on them in chunk order, so at most Streams
+// chunks are open at once and chunk k+1 opens only after chunk k. A piece
+// for a chunk that is not open waits. A unit reduces its chunk's pieces one
+// at a time in the order they arrived, each of n bytes taking n/ReduceBps;
+// when the last is reduced the result goes up (down from the root) and the
+// unit takes the next chunk. Results from the parent go down at once: the
+// replication costs only the link. With ReduceBps 0 reducing takes no time,
+// and as long as each child's pieces arrive in chunk order (RC delivers
+// them so) the node behaves as if it had a unit per chunk.
+//
+// The node is still a state machine with the clock passed in: NextWake is
+// when a unit next finishes a piece, and Advance(now) runs the node to now;
+// OnRecv advances to its now first. A driver calls Advance at every
+// NextWake and then AppendSends, as after OnRecv.
+
+// DefaultSharpStreams is the number of aggregations a node has open at
+// once when SharpConfig.Streams is 0: a switch's streaming aggregations
+// (fabric-facts §8).
+const DefaultSharpStreams = 2
+
 // SharpConfig is one participant's part of a SHARP all-reduce.
 type SharpConfig struct {
 	Count     int // elements of every rank's vector
@@ -31,6 +56,13 @@ type SharpConfig struct {
 	// for the root); Children are a node's children.
 	Parent   int
 	Children []int
+	// Streams is how many aggregations (chunks) a node reduces at once:
+	// its units; 0 means DefaultSharpStreams. ReduceBps is the bytes of
+	// input per second one unit reduces, so a node reduces at most
+	// Streams x ReduceBps; 0 means reducing takes no time. Leaves ignore
+	// both.
+	Streams   int
+	ReduceBps float64
 }
 
 func (c *SharpConfig) chunks() (n, size int) {
@@ -51,6 +83,10 @@ func (c *SharpConfig) validate(leaf bool) error {
 		return fmt.Errorf("coll: SharpConfig.DType %d", c.DType)
 	case c.RedOp >= numRedOps:
 		return fmt.Errorf("coll: SharpConfig.RedOp %d", c.RedOp)
+	case c.Streams < 0:
+		return fmt.Errorf("coll: SharpConfig.Streams %d: want 0 (the default, %d) or more", c.Streams, DefaultSharpStreams)
+	case c.ReduceBps < 0 || math.IsNaN(c.ReduceBps) || math.IsInf(c.ReduceBps, 0):
+		return fmt.Errorf("coll: SharpConfig.ReduceBps %v: want a finite rate of 0 (free) or more bytes per second", c.ReduceBps)
 	case leaf && c.Parent < 0:
 		return fmt.Errorf("coll: a SHARP leaf needs a parent")
 	case !leaf && len(c.Children) == 0:
@@ -134,13 +170,30 @@ type SharpNode struct {
 	cfg      SharpConfig
 	acc      []byte
 	chunk, n int
-	count    []int  // children heard from, per chunk
+	count    []int  // children's pieces arrived, per chunk
+	reduced  []int  // and reduced
 	heard    []bool // per chunk and child (childIdx)
+	slot     []int  // per chunk: its unit while open, else -1
 	childIdx map[int]int
+	units    []sharpUnit
+	free     []int // idle units
+	busy     int   // units reducing a piece
+	open     int   // the next chunk to open
+	now      sim.Time
+	dur      [2]sim.Time // a piece's reduction: a full chunk's, the last chunk's
 	ready    []Send
 	head     int
 	sent     int
 	want     int
+}
+
+// sharpUnit is an aggregation unit: the chunk it reduces (-1: none), its
+// pieces waiting, and the end of the piece under way.
+type sharpUnit struct {
+	chunk   int
+	pending int
+	busy    bool
+	until   sim.Time
 }
 
 // NewSharpNode returns an aggregation node over cfg.Children.
@@ -149,22 +202,47 @@ func NewSharpNode(cfg SharpConfig) (*SharpNode, error) {
 		return nil, err
 	}
 	n, size := cfg.chunks()
+	if cfg.Streams == 0 {
+		cfg.Streams = DefaultSharpStreams
+	}
+	cfg.Children = append([]int(nil), cfg.Children...)
+	units := min(cfg.Streams, n)
 	s := &SharpNode{cfg: cfg, acc: make([]byte, cfg.Count*cfg.DType.Size()), chunk: size, n: n, count: make([]int, n),
-		heard: make([]bool, n*len(cfg.Children)), childIdx: map[int]int{}}
+		reduced: make([]int, n), heard: make([]bool, n*len(cfg.Children)), slot: make([]int, n), childIdx: map[int]int{},
+		units: make([]sharpUnit, units), free: make([]int, 0, units)}
 	for i, ch := range cfg.Children {
+		if _, dup := s.childIdx[ch]; dup || ch < 0 || ch == cfg.Parent {
+			return nil, fmt.Errorf("coll: SharpConfig.Children[%d] %d: a child twice, negative or the parent", i, ch)
+		}
 		s.childIdx[ch] = i
+	}
+	if r := cfg.ReduceBps; r > 0 {
+		_, last := s.span(n - 1)
+		s.dur = [2]sim.Time{sim.FromSeconds(float64(size) / r), sim.FromSeconds(float64(last) / r)}
 	}
 	s.want = n * len(cfg.Children) // sends down
 	if cfg.Parent >= 0 {
 		s.want += n // and up
 	}
+	s.ready = make([]Send, 0, (len(cfg.Children)+1)*(units+1))
+	s.Start(0)
 	return s, nil
 }
 
 // Start resets the node.
 func (s *SharpNode) Start(now sim.Time) {
 	clear(s.count)
+	clear(s.reduced)
 	clear(s.heard)
+	for k := range s.slot {
+		s.slot[k] = -1
+	}
+	s.free = s.free[:0]
+	for u := len(s.units) - 1; u >= 0; u-- {
+		s.units[u] = sharpUnit{chunk: -1}
+		s.free = append(s.free, u)
+	}
+	s.busy, s.open, s.now = 0, 0, now
 	s.ready, s.head, s.sent = s.ready[:0], 0, 0
 }
 
@@ -174,8 +252,9 @@ func (s *SharpNode) span(k int) (off, n int) {
 }
 
 // OnRecv takes chunk k from a child (reduced into the node's vector; when
-// every child's has come it goes up, or at the root back down) or from the
-// parent (the result: it goes down to every child).
+// every child's has come and been reduced it goes up, or at the root back
+// down) or from the parent (the result: it goes down to every child). It
+// first runs the node to now, as Advance.
 func (s *SharpNode) OnRecv(now sim.Time, from int, c ChunkID, data []byte) error {
 	k := int(c.Seq)
 	if k < 0 || k >= s.n {
@@ -187,6 +266,7 @@ func (s *SharpNode) OnRecv(now sim.Time, from int, c ChunkID, data []byte) error
 	}
 	dst := s.acc[off : off+n]
 	if from == s.cfg.Parent && s.cfg.Parent >= 0 {
+		s.Advance(now)
 		copy(dst, data)
 		s.down(k)
 		return nil
@@ -195,21 +275,134 @@ func (s *SharpNode) OnRecv(now sim.Time, from int, c ChunkID, data []byte) error
 	if !child || s.heard[k*len(s.cfg.Children)+ci] {
 		return fmt.Errorf("coll: SHARP node: chunk %d from %d, not a child awaited", k, from)
 	}
+	s.Advance(now)
+	now = s.now
 	s.heard[k*len(s.cfg.Children)+ci] = true
+	// The data is reduced now, in the order the pieces arrive, which is
+	// the order the unit reduces them in: the node need not keep a piece
+	// that waits, only count it. The time is the unit's.
 	if s.count[k] == 0 {
 		copy(dst, data)
 	} else {
 		reduce(dst, data, s.cfg.DType, s.cfg.RedOp)
 	}
 	s.count[k]++
-	if s.count[k] == len(s.cfg.Children) {
-		if s.cfg.Parent >= 0 {
-			s.ready = append(s.ready, Send{To: s.cfg.Parent, Chunk: ChunkID{Seq: int32(k)}, Offset: off, Len: n})
-		} else {
-			s.down(k)
+	if u := s.slot[k]; u >= 0 {
+		s.units[u].pending++
+		s.begin(u, now)
+	}
+	s.openUnits(now)
+	return nil
+}
+
+// NextWake is when a unit next finishes reducing a piece; false when none
+// is reducing one (with ReduceBps 0, never).
+func (s *SharpNode) NextWake() (sim.Time, bool) {
+	if s.busy == 0 {
+		return 0, false
+	}
+	u := s.nextUnit()
+	return s.units[u].until, true
+}
+
+// Advance runs the node to now: every piece whose reduction ends by now is
+// reduced, and the results complete by then are ready for AppendSends.
+// Time does not go back: an earlier now than the node has seen is taken as
+// that.
+func (s *SharpNode) Advance(now sim.Time) {
+	for s.busy > 0 {
+		u := s.nextUnit()
+		t := s.units[u].until
+		if t > now {
+			break
+		}
+		s.finish(u, t)
+		s.openUnits(t)
+	}
+	s.now = max(s.now, now)
+}
+
+// nextUnit is the busy unit whose piece ends first, the lower chunk on a
+// tie.
+func (s *SharpNode) nextUnit() int {
+	best := -1
+	for u := range s.units {
+		un := &s.units[u]
+		if un.busy && (best < 0 || un.until < s.units[best].until ||
+			un.until == s.units[best].until && un.chunk < s.units[best].chunk) {
+			best = u
 		}
 	}
-	return nil
+	return best
+}
+
+// openUnits gives idle units to the next chunks, in chunk order, once a
+// piece of each has arrived.
+func (s *SharpNode) openUnits(t sim.Time) {
+	for s.open < s.n && s.count[s.open] > 0 && len(s.free) > 0 {
+		u := s.free[len(s.free)-1]
+		s.free = s.free[:len(s.free)-1]
+		k := s.open
+		s.open++
+		s.units[u] = sharpUnit{chunk: k, pending: s.count[k]}
+		s.slot[k] = u
+		s.begin(u, t)
+	}
+}
+
+// begin starts unit u's next piece at t, or with free reduction reduces
+// every waiting piece at once.
+func (s *SharpNode) begin(u int, t sim.Time) {
+	un := &s.units[u]
+	if un.busy || un.pending == 0 {
+		return
+	}
+	if s.cfg.ReduceBps == 0 {
+		s.reduced[un.chunk] += un.pending
+		un.pending = 0
+		s.close(u)
+		return
+	}
+	d := s.dur[0]
+	if un.chunk == s.n-1 {
+		d = s.dur[1]
+	}
+	un.pending--
+	un.busy = true
+	un.until = t + min(d, sim.MaxTime-t)
+	s.busy++
+}
+
+// finish ends unit u's piece at t.
+func (s *SharpNode) finish(u int, t sim.Time) {
+	un := &s.units[u]
+	un.busy = false
+	s.busy--
+	s.reduced[un.chunk]++
+	if un.pending > 0 {
+		s.begin(u, t)
+		return
+	}
+	s.close(u)
+}
+
+// close ends unit u's aggregation if every child's piece is reduced: the
+// result is ready and the unit idle.
+func (s *SharpNode) close(u int) {
+	un := &s.units[u]
+	k := un.chunk
+	if s.reduced[k] < len(s.cfg.Children) {
+		return
+	}
+	if s.cfg.Parent >= 0 {
+		off, n := s.span(k)
+		s.ready = append(s.ready, Send{To: s.cfg.Parent, Chunk: ChunkID{Seq: int32(k)}, Offset: off, Len: n})
+	} else {
+		s.down(k)
+	}
+	s.slot[k] = -1
+	*un = sharpUnit{chunk: -1}
+	s.free = append(s.free, u)
 }
 
 func (s *SharpNode) down(k int) {

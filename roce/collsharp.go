@@ -1,6 +1,9 @@
 package roce
 
 import (
+	"fmt"
+	"math"
+
 	"github.com/rocekit/rocekit/coll"
 	"github.com/rocekit/rocekit/sim"
 	"github.com/rocekit/rocekit/topo"
@@ -12,8 +15,16 @@ import (
 // switch) along the shortest paths, each node's parent the next switch
 // toward the root; each aggregation node is a host of the topology joined
 // to its switch. The ranks are the leaves; participants Ranks.. are the
-// nodes.
+// nodes. Every node has cfg.SharpStreams units reducing at
+// cfg.SharpReduceBps each (coll.SharpConfig); a reduction that takes time
+// ends in a wake-up on the engine (sharpWake).
 func (run *collRun) sharp(sc *Scenario, cfg *CollConfig, setup *collSetup) error {
+	if cfg.SharpStreams < 0 {
+		return fmt.Errorf("roce: CollConfig.SharpStreams %d: want 0 (the default, %d) or more", cfg.SharpStreams, coll.DefaultSharpStreams)
+	}
+	if r := cfg.SharpReduceBps; r < 0 || math.IsNaN(r) || math.IsInf(r, 0) {
+		return fmt.Errorf("roce: CollConfig.SharpReduceBps %v: want a finite rate of 0 (free) or more bytes per second", r)
+	}
 	t, err := sc.loadTopology()
 	if err != nil {
 		return err
@@ -109,7 +120,8 @@ func (run *collRun) sharp(sc *Scenario, cfg *CollConfig, setup *collSetup) error
 		}
 		return nodeOf[up[sw]]
 	}
-	base := coll.SharpConfig{Count: cfg.Count, DType: cfg.DType, RedOp: cfg.RedOp, ChunkSize: cfg.ChunkSize}
+	base := coll.SharpConfig{Count: cfg.Count, DType: cfg.DType, RedOp: cfg.RedOp, ChunkSize: cfg.ChunkSize,
+		Streams: cfg.SharpStreams, ReduceBps: cfg.SharpReduceBps}
 	children := make([][]int, len(nodes))
 	for r := 0; r < p; r++ {
 		c := base
@@ -143,4 +155,38 @@ func (run *collRun) sharp(sc *Scenario, cfg *CollConfig, setup *collSetup) error
 	}
 	setup.topo = nt
 	return nil
+}
+
+// sharpWake wakes an aggregation node when a unit finishes reducing a
+// piece: the event's A is the node's participant index, its time the
+// node's NextWake when it was scheduled.
+type sharpWake collRun
+
+// Handle runs the node to the event's time and sends what became ready. A
+// wake the node no longer has (another at the same time ran first, or an
+// arrival moved it) does nothing.
+func (w *sharpWake) Handle(ev sim.Event) {
+	run := (*collRun)(w)
+	r := int(ev.A)
+	n := run.ranks[r].(*coll.SharpNode)
+	if at, ok := n.NextWake(); !ok || at != ev.At {
+		return
+	}
+	n.Advance(ev.At)
+	run.deliver(ev.At, r)
+}
+
+// sharpArm schedules participant r's next wake-up if it is an aggregation
+// node with a piece being reduced; deliver calls it after every arrival
+// and every wake. A node whose wake is already scheduled gets a second
+// event at the same time, which finds nothing to do: at most one event
+// per arrival or wake, and no state kept per node.
+func (run *collRun) sharpArm(r int) {
+	n, ok := run.ranks[r].(*coll.SharpNode)
+	if !ok {
+		return
+	}
+	if at, ok := n.NextWake(); ok {
+		run.s.eng.Schedule(at, (*sharpWake)(run), 0, uint64(r))
+	}
 }

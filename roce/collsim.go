@@ -33,6 +33,12 @@ type CollConfig struct {
 	// sets another.
 	Sharp        bool
 	SharpRateBps int64
+	// SharpStreams is how many chunks an aggregation node reduces at once
+	// (0: coll.DefaultSharpStreams), and SharpReduceBps the bytes of input
+	// per second each of those reduces (0: reducing takes no time); see
+	// coll.SharpConfig.
+	SharpStreams   int
+	SharpReduceBps float64
 	// Slots is how many chunks a connection has in flight at most: the
 	// receiver's landing slots (default 4). The sender posts the next
 	// chunk when one it sent has completed, by which time the receiver
@@ -383,6 +389,7 @@ func (run *collRun) deliver(now sim.Time, r int) {
 		c.coll.queue.Push(collChunk{id: sd.Chunk, data: data})
 		c.collPump(now)
 	}
+	run.sharpArm(r)
 	if rk.Done() {
 		run.finished(now)
 	}
