@@ -29,7 +29,7 @@ type CollConfig struct {
 	// nodes in the switches (coll.SharpNode) reduce the ranks' chunks on
 	// the way up a tree and send the result down. An aggregation node is a
 	// port of its switch whose link runs at the switch's total rate (every
-	// port's), the rate at which it reduces and replicates; SharpRateBps
+	// port's), the rate at which it replicates; SharpRateBps
 	// sets another.
 	Sharp        bool
 	SharpRateBps int64

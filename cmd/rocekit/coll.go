@@ -54,6 +54,8 @@ func collCommand(args []string, stdout, stderr io.Writer, check bool) int {
 	root := fs.Int("root", 0, "root rank of broadcast, reduce, scatter and gather")
 	chunk := fs.Int("chunk", coll.DefaultChunkSize, "chunk size in `bytes`")
 	channels := fs.Int("channels", 1, "channels the data is split over")
+	sharpStreams := fs.Int("sharp-streams", 0, "SHARP: aggregation units per switch (`N` chunks reduced at once; 0: 2)")
+	sharpGbps := fs.Float64("sharp-gbps", 0, "SHARP: each aggregation unit's reduction rate in `Gb/s` of input (0: reducing takes no time)")
 	fab := addCollFabric(fs)
 	jsonOut := fs.Bool("json", false, "print one JSON object per size instead of the table")
 	rest, code, ok := parseArgs(fs, collUsage, args, stdout, stderr)
@@ -91,6 +93,9 @@ func collCommand(args []string, stdout, stderr io.Writer, check bool) int {
 	}
 	if *ranks < 2 || *ranks > 4096 {
 		return usageError(stderr, "coll", "--ranks %d: want 2 to 4096", *ranks)
+	}
+	if *sharpStreams < 0 || *sharpStreams > 1<<20 || !(*sharpGbps >= 0 && *sharpGbps < 1e9) {
+		return usageError(stderr, "coll", "--sharp-streams %d, --sharp-gbps %v: want 0 or more", *sharpStreams, *sharpGbps)
 	}
 	if *fab.gpus > 1 && sharp {
 		return usageError(stderr, "coll", "--algo sharp with --gpus %d: SHARP with several GPUs per host is not modelled", *fab.gpus)
@@ -133,7 +138,8 @@ func collCommand(args []string, stdout, stderr io.Writer, check bool) int {
 			return usageError(stderr, "coll", "size %d: %d elements per rank", size, count)
 		}
 		res, err := roce.RunCollective(sc, roce.CollConfig{Ranks: *ranks, Op: o, Algo: a, DType: dt, RedOp: ro, Root: *root,
-			Count: int(count), ChunkSize: *chunk, Channels: *channels, Sharp: sharp, Node: node}, roce.Options{})
+			Count: int(count), ChunkSize: *chunk, Channels: *channels, Sharp: sharp, Node: node,
+			SharpStreams: *sharpStreams, SharpReduceBps: *sharpGbps * 1e9 / 8}, roce.Options{})
 		if err != nil {
 			return usageError(stderr, "coll", "%v", err)
 		}

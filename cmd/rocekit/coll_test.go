@@ -101,3 +101,21 @@ func TestWorkloadCLIGPUs(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, "--gpus 3: want a divisor of the 16 ranks")
 }
+
+// --sharp-streams and --sharp-gbps reach the aggregation nodes: at 200
+// Gb/s per unit, one unit is slower than eight, and both right.
+func TestCollCLISharpUnits(t *testing.T) {
+	var us [2]float64
+	for i, n := range []string{"1", "8"} {
+		code, out, errs := simCLI("coll", "--algo", "sharp", "--min-bytes", "4MiB", "--sharp-streams", n, "--sharp-gbps", "200", "--json")
+		require.Equal(t, 0, code, errs)
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(out), &m))
+		assert.EqualValues(t, 0, m["wrong"])
+		us[i] = m["time_us"].(float64)
+	}
+	assert.Greater(t, us[0], 1.5*us[1], "1 unit against 8")
+	code, _, errs := simCLI("coll", "--algo", "sharp", "--sharp-gbps", "-1")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "--sharp-gbps -1: want 0 or more")
+}
