@@ -120,13 +120,13 @@ func TestHPCCQueueAgainstDCQCN(t *testing.T) {
 		utilisation float64
 	}
 	run := func(algo string) res {
-		sum, _, queue := samples(t, fmt.Sprintf(js, algo), 10*sim.Microsecond, "s0/0")
+		sum, rates, queue := samples(t, fmt.Sprintf(js, algo), 10*sim.Microsecond, "s0/0")
 		require.Equal(t, 4, sum.FlowsCompleted, algo)
 		var r res
 		r.sum = sum
 		// From 1 ms on, while all four run.
 		n := 0
-		for i := 100; i < len(queue)*9/10; i++ {
+		for i := 100; i+1 < len(rates) && len(rates[i+1]) == 4; i++ {
 			r.max = max(r.max, float64(queue[i]))
 			r.mean += float64(queue[i])
 			n++
