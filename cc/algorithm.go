@@ -13,7 +13,10 @@ import (
 // *DCQCN, *HPCC and *None implement it. None of the methods allocate, so
 // a NIC can hold one Algorithm per QP and call it for every packet.
 type Algorithm interface {
-	// OnSent reports bytes of the QP put on the wire at now.
+	// OnSent reports bytes of the QP put on the wire at now. DCQCN's byte
+	// counter counts them; HPCC only numbers its sequence with them, so
+	// what it needs is that OnSent and OnAck count alike (package roce
+	// tells it the MTU for every new PSN, as its ACKs tell PSNs).
 	OnSent(now sim.Time, bytes int)
 	// OnCNP reports a CNP for the QP arriving at now.
 	OnCNP(now sim.Time)

@@ -58,7 +58,7 @@ type HPCC struct {
 	hops  [MaxINTHops]INTHop
 	nhops int
 
-	updates, unused uint64
+	updates, refUpdates, unused uint64
 }
 
 // NewHPCC returns an HPCC sender for a link of lineRateBps bits/s and a
@@ -124,6 +124,10 @@ func (h *HPCC) WAI() float64 { return h.wai }
 
 // Updates returns how many ACKs changed the window.
 func (h *HPCC) Updates() uint64 { return h.updates }
+
+// RefUpdates returns how many ACKs moved the reference window W_c and
+// incStage: about one per round trip while the QP sends.
+func (h *HPCC) RefUpdates() uint64 { return h.refUpdates }
 
 // Unused returns how many ACKs were not used because they carried no INT
 // or more than MaxINTHops records.
@@ -203,6 +207,7 @@ func (h *HPCC) OnAck(now sim.Time, ackedSeq uint64, ints []INTHop) {
 		h.updates++
 		if full {
 			h.wc, h.stage = h.w, stage
+			h.refUpdates++
 		}
 	}
 	if full && h.sndNxt > h.lastSeq {

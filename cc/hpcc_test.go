@@ -120,6 +120,9 @@ func TestHPCCFastReactAndHops(t *testing.T) {
 	if !near(h.Util(), 1.675) || !near(h.RefWindow(), wc) || h.Window() != int(wc/(1.675/0.95)+1000) {
 		t.Fatalf("fast react: util %v W_c %v window %d", h.Util(), h.RefWindow(), h.Window())
 	}
+	if h.Updates() != 2 || h.RefUpdates() != 1 {
+		t.Fatalf("%d window updates, %d of W_c; want 2, 1", h.Updates(), h.RefUpdates())
+	}
 	// An idle path drives util toward 0; the window is capped at the BDP.
 	for i := 2; i < 40; i++ {
 		h.OnSent(sim.Time(i)*hT, 1000)

@@ -93,7 +93,9 @@ var dcqcnPresets = map[string]DCQCNParams{
 	// bobzhuyb/ns3-rdma, the DCQCN authors' simulator (fabric-facts §4):
 	// 50 us / 55 us / 60 us, g 1/256, F 5, R_AI 40 Mb/s, R_HAI 200 Mb/s,
 	// byte counter 300 MB. Its minimum rate is not in the facts; 100 Mb/s
-	// as in HPCC ns-3.
+	// as in HPCC ns-3 (and ns3-rdma's MinRate default). Alpha starts at 1
+	// here; ns3-rdma's qbb-net-device.cc starts it at 0.5
+	// (initial_alpha=0.5 for that).
 	"paper": {
 		CNPInterval:   50 * sim.Microsecond,
 		AlphaPeriod:   55 * sim.Microsecond,

@@ -91,6 +91,9 @@ type ccEnd struct {
 	npOn     bool     // DCQCN: CE-marked data is answered with CNPs
 	paced    bool     // this end sends the flow's data
 	nextSend sim.Time // pacing: the next data packet leaves no earlier
+	lastSize int      // pacing: the last data frame's bytes
+	rate     int64    // pacing: the rate nextSend was computed at
+	paceAt   sim.Time // when the pending pacing wake-up fires
 	wakeGen  uint64
 	wakeAt   sim.Time
 	waking   bool
@@ -99,6 +102,7 @@ type ccEnd struct {
 	cnpQueue bool // a CNP to the peer waits in the NIC's queue
 	acked    uint64
 	lastUna  uint32
+	lastNext uint32 // window-based: the PSN after the last data packet reported to OnSent
 	nints    int
 	ints     [cc.MaxINTHops]cc.INTHop // HPCC: received, echoed in the next ACK
 	conv     [cc.MaxINTHops]cc.INTHop // scratch for conversions
@@ -202,7 +206,7 @@ func (s *Sim) setupCC(spec *CCSpec) error {
 			// The end that sends the data is paced: the requester of
 			// WRITEs and SENDs, the responder of READs.
 			ce.paced = e.isReq && (c.gen.hasSend || !c.gen.hasResp || c.gen.op == opMix) || !e.isReq && c.gen.hasResp
-			ce.lastUna = e.qp.UnackedPSN()
+			ce.lastUna, ce.lastNext = e.qp.UnackedPSN(), e.qp.NextPSN()
 		}
 	}
 	return nil
@@ -279,9 +283,7 @@ func (ce *ccEnd) mayPace(now sim.Time) bool {
 	}
 	if now < ce.nextSend {
 		if !ce.pacing {
-			ce.pacing = true
-			ce.paceGen++
-			ce.e.nic.s.eng.Schedule(ce.nextSend, (*ccPace)(ce), 0, ce.paceGen)
+			ce.wakeForPace(ce.nextSend)
 		}
 		return false
 	}
@@ -292,14 +294,55 @@ func (ce *ccEnd) mayPace(now sim.Time) bool {
 func psnDiff(a, b uint32) uint32 { return (a - b) & 0xFFFFFF }
 
 // sent accounts a frame of n bytes e sent: the algorithm's byte counter
-// and the pacing time of the next one.
+// and the pacing time of the next one. A rate-based algorithm (DCQCN) is
+// told the frame's bytes, as its byte counter counts them. A window-based
+// one (HPCC) is told the new PSNs times the MTU instead: onAck can only
+// count acknowledged bytes that way (an ACK names a PSN), and the two must
+// count alike, or the sequence HPCC waits for before its once-per-RTT
+// update drifts ahead of what ACKs can reach (by the headers, 1.4% of
+// every packet at 4 KiB MTU) and the update comes ever more rarely.
 func (ce *ccEnd) sent(now sim.Time, n int) {
 	if !ce.paced {
 		return
 	}
-	ce.alg.OnSent(now, n)
-	ce.nextSend = max(ce.nextSend, now) + sim.TxTime(n, ce.alg.Rate())
+	if ce.alg.Window() > 0 {
+		q := ce.e.qp
+		next := q.NextPSN()
+		ce.alg.OnSent(now, int(psnDiff(next, ce.lastNext))*q.Config().MTU)
+		ce.lastNext = next
+	} else {
+		ce.alg.OnSent(now, n)
+	}
+	ce.rate, ce.lastSize = ce.alg.Rate(), n
+	ce.nextSend = max(ce.nextSend, now) + sim.TxTime(n, ce.rate)
 	ce.arm(now)
+}
+
+// wakeForPace schedules the pacing wake-up at t; one pending before it is
+// left to fire in vain.
+func (ce *ccEnd) wakeForPace(t sim.Time) {
+	ce.pacing, ce.paceAt = true, t
+	ce.paceGen++
+	ce.e.nic.s.eng.Schedule(t, (*ccPace)(ce), 0, ce.paceGen)
+}
+
+// retime moves the departure of the next data packet to the algorithm's
+// current rate when the rate changed since the last one left: the gap
+// after that packet becomes its time on the wire at the new rate, as HPCC
+// ns-3's ChangeRate does (rdma-hw.cc). A sender cut to min_rate would
+// otherwise keep the gap of the slow rate after it has recovered: 332 us
+// for a 4 KiB frame at 100 Mb/s. A pending wake-up that is now too late is
+// replaced; one that is now too early fires and finds the packet not due.
+func (ce *ccEnd) retime(now sim.Time) {
+	r := ce.alg.Rate()
+	if r == ce.rate || !ce.paced || ce.lastSize == 0 {
+		return
+	}
+	ce.nextSend += sim.TxTime(ce.lastSize, r) - sim.TxTime(ce.lastSize, ce.rate)
+	ce.rate = r
+	if ce.pacing && ce.nextSend < ce.paceAt {
+		ce.wakeForPace(max(ce.nextSend, now))
+	}
 }
 
 // arm schedules the algorithm's next timer.
@@ -320,6 +363,7 @@ func (ce *ccEnd) Handle(ev sim.Event) {
 	}
 	ce.waking = false
 	ce.alg.Advance(ev.At)
+	ce.retime(ev.At)
 	ce.arm(ev.At)
 }
 
@@ -341,6 +385,7 @@ func (h *ccPace) Handle(ev sim.Event) {
 func (ce *ccEnd) onCNP(now sim.Time) {
 	ce.cnps++
 	ce.alg.OnCNP(now)
+	ce.retime(now)
 	ce.arm(now)
 }
 
@@ -355,6 +400,7 @@ func (ce *ccEnd) onAck(now sim.Time, hops []cc.INTHop) {
 	ce.acked += uint64(psnDiff(una, ce.lastUna)) * uint64(ce.e.qp.Config().MTU)
 	ce.lastUna = una
 	ce.alg.OnAck(now, ce.acked, hops)
+	ce.retime(now)
 	ce.arm(now)
 }
 

@@ -57,51 +57,77 @@ func jain(x ...float64) float64 {
 // TestDCQCNIncast2to1 is the DCQCN paper's first experiment (fabric-facts
 // §4) with bobzhuyb/ns3-rdma's parameters (preset "paper") and the
 // paper's marking (Kmin 5 KB, Kmax 200 KB, Pmax 1%): two senders at 40 Gb/s
-// into one 40 Gb/s port. Once converged (after 30 ms: the paper preset's
-// additive increase is 40 Mb/s per 55 us), each flow's rate over every
-// 1 ms window is about 20 Gb/s, Jain's index is at least 0.99 in 90% of
-// the windows and at least 0.975 in all (random marking at Pmax 1% gives
-// one flow a few more CNPs than the other now and then: over seeds 1-6,
-// 0-11 windows in 100 fall between 0.977 and 0.99), the bottleneck queue
-// stays under Kmax, and PFC never pauses anyone. Without congestion
+// into one 40 Gb/s port, over eight seeds. PFC never pauses anyone, and
+// once converged (after 30 ms: the paper preset's additive increase is
+// 40 Mb/s per 60 us) the flows share the port about equally, with no
+// preference for either:
+//
+//   - each flow's mean rate over the converged windows is 20 ± 2.5 Gb/s in
+//     every seed (seen: 18.26 to 20.96);
+//   - the first flow's lead over the second, averaged over the seeds, is
+//     within ±1.5 Gb/s: about two standard errors (seen: -0.07, each
+//     seed's lead having a spread of 1.9 Gb/s), so that a bias toward one
+//     sender, of the NP's interval or a timer's phase, fails here;
+//   - Jain's index over 1 ms windows is at least 0.95 in every window and
+//     at least 0.99 in 65% of them (seen: least 0.960, 79%);
+//   - the sampled queue stays under Kmax plus four frames: above Kmax
+//     every packet is marked (seen: Kmax plus two frames).
+//
+// Jain's index does not stay at 0.99 in every window: each flow gets a
+// CNP only about once a millisecond (marks are rare: Pmax is 1% at Kmax),
+// which flow's packet is marked is chance, additive increase keeps a
+// difference where it is, and a cut takes only alpha/2 (6-8% here) of it
+// away, so the rates wander a few Gb/s apart and back over tens of
+// milliseconds, the winner changing with the seed. Without congestion
 // control, the same run holds its queue by PFC pauses.
 func TestDCQCNIncast2to1(t *testing.T) {
-	const js = `{"seed":1,"topology":"star:hosts=3","host_gbps":40,"traffic":"incast:n=2,size=200MB",%s
+	const js = `{"seed":%d,"topology":"star:hosts=3","host_gbps":40,"traffic":"incast:n=2,size=200MB",%s
 		"fabric":{"buffer_bytes":1000000,"ecn":{"kmin_bytes":5000,"kmax_bytes":200000,"pmax":0.01}}}`
-	sum, rates, queue := samples(t, fmt.Sprintf(js, `"cc":{"algorithm":"dcqcn","preset":"paper"},`), sim.Millisecond, "s0/0")
-	require.Equal(t, 2, sum.FlowsCompleted)
-	require.Positive(t, sum.CNPsSent)
-	require.Equal(t, sum.CNPsSent, sum.CNPsReceived)
-	require.Zero(t, sum.PFCPauses, "no pause at all, before or after convergence")
-	n, minJ, below := 0, 1.0, 0
-	var mean [2]float64
-	for i := 30; i < len(rates); i++ {
-		a, okA := rates[i][0]
-		b, okB := rates[i][1]
-		if !okA || !okB || i+1 >= len(rates) || len(rates[i+1]) < 2 {
-			break // a flow ended in or after this window
+	const seeds = 8
+	var lead float64
+	windows, fair, maxQ := 0, 0, 0
+	minJ := 1.0
+	for seed := 1; seed <= seeds; seed++ {
+		sum, rates, queue := samples(t, fmt.Sprintf(js, seed, `"cc":{"algorithm":"dcqcn","preset":"paper"},`), sim.Millisecond, "s0/0")
+		require.Equal(t, 2, sum.FlowsCompleted)
+		require.Positive(t, sum.CNPsSent)
+		require.Equal(t, sum.CNPsSent, sum.CNPsReceived)
+		require.Zero(t, sum.PFCPauses, "seed %d: no pause at all, before or after convergence", seed)
+		n := 0
+		var mean [2]float64
+		for i := 30; i < len(rates); i++ {
+			a, okA := rates[i][0]
+			b, okB := rates[i][1]
+			if !okA || !okB || i+1 >= len(rates) || len(rates[i+1]) < 2 {
+				break // a flow ended in or after this window
+			}
+			j := jain(a, b)
+			minJ = min(minJ, j)
+			require.GreaterOrEqual(t, j, 0.95, "seed %d, window %d ms: %.2f and %.2f Gb/s", seed, i, a, b)
+			if j >= 0.99 {
+				fair++
+			}
+			maxQ = max(maxQ, queue[i])
+			mean[0] += a
+			mean[1] += b
+			n++
 		}
-		j := jain(a, b)
-		minJ = min(minJ, j)
-		require.GreaterOrEqual(t, j, 0.975, "window %d ms: %.2f and %.2f Gb/s", i, a, b)
-		if j < 0.99 {
-			below++
-		}
-		require.InDelta(t, 20, a, 4, "window %d ms", i)
-		require.InDelta(t, 20, b, 4, "window %d ms", i)
-		require.Less(t, queue[i], 200000, "window %d ms: queue %d bytes", i, queue[i])
-		mean[0] += a
-		mean[1] += b
-		n++
+		require.Greater(t, n, 30, "seed %d: windows after convergence", seed)
+		windows += n
+		mean[0] /= float64(n)
+		mean[1] /= float64(n)
+		require.InDelta(t, 20, mean[0], 2.5, "seed %d", seed)
+		require.InDelta(t, 20, mean[1], 2.5, "seed %d", seed)
+		lead += mean[0] - mean[1]
+		t.Logf("seed %d: after 30 ms, %d windows of 1 ms: mean %.2f and %.2f Gb/s; %d CNPs", seed, n, mean[0], mean[1], sum.CNPsSent)
 	}
-	require.Greater(t, n, 30, "windows after convergence")
-	require.LessOrEqual(t, below, n/10, "windows with Jain's index under 0.99")
-	require.InDelta(t, 20, mean[0]/float64(n), 1.5)
-	require.InDelta(t, 20, mean[1]/float64(n), 1.5)
-	t.Logf("after 30 ms, %d windows of 1 ms: mean %.2f and %.2f Gb/s, least Jain index %.4f, %d windows under 0.99; %d CNPs",
-		n, mean[0]/float64(n), mean[1]/float64(n), minJ, below, sum.CNPsSent)
+	lead /= seeds
+	t.Logf("first flow's mean lead %.2f Gb/s; Jain's index >= 0.99 in %d of %d windows, least %.4f; queue at most %d bytes", lead, fair, windows, minJ, maxQ)
+	require.InDelta(t, 0, lead, 1.5, "a bias toward one sender")
+	require.GreaterOrEqual(t, float64(fair), 0.65*float64(windows), "windows with Jain's index at least 0.99")
+	require.Less(t, maxQ, 200000+4*4154, "the queue overshoots Kmax by at most what is already on the way")
 
-	none, _, _ := samples(t, fmt.Sprintf(js, ""), sim.Millisecond, "s0/0")
+	none, _, _ := samples(t, fmt.Sprintf(js, 1, ""), sim.Millisecond, "s0/0")
 	require.Positive(t, none.PFCPauses, "without congestion control PFC holds the queue")
 	t.Logf("without congestion control: %d PFC pauses", none.PFCPauses)
 }
@@ -120,13 +146,13 @@ func TestHPCCQueueAgainstDCQCN(t *testing.T) {
 		utilisation float64
 	}
 	run := func(algo string) res {
-		sum, _, queue := samples(t, fmt.Sprintf(js, algo), 10*sim.Microsecond, "s0/0")
+		sum, rates, queue := samples(t, fmt.Sprintf(js, algo), 10*sim.Microsecond, "s0/0")
 		require.Equal(t, 4, sum.FlowsCompleted, algo)
 		var r res
 		r.sum = sum
 		// From 1 ms on, while all four run.
 		n := 0
-		for i := 100; i < len(queue)*9/10; i++ {
+		for i := 100; i+1 < len(rates) && len(rates[i+1]) == 4; i++ {
 			r.max = max(r.max, float64(queue[i]))
 			r.mean += float64(queue[i])
 			n++
