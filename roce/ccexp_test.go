@@ -70,7 +70,7 @@ type phase struct {
 }
 
 // staggeredFlows writes an HPCC flow file for the staggered experiment
-// (the experiment 2): hosts 1..4 send to host 0, starting gap
+// (the HPCC paper's fairness experiment): hosts 1..4 send to host 0, starting gap
 // apart, each sized to end, at a fair share of 95 Gb/s, in reverse order
 // gap apart after the fourth starts (running flows: 1, 2, 3, 4, 3, 2, 1).
 func staggeredFlows(t *testing.T, gap sim.Time) string {
@@ -204,7 +204,7 @@ type probeAt func(now sim.Time)
 
 func (p probeAt) Handle(ev sim.Event) { p(ev.At) }
 
-// TestStaggeredHPCC is the staggered experiment (the HPCC paper's
+// TestStaggeredHPCC is the staggered experiment (the HPCC paper's
 // fairness test): hosts 1-4 send to host 0 over one 100 Gb/s port,
 // starting 1 ms apart and ending in reverse order (1, 2, 3, 4, 3, 2, 1
 // flows). With HPCC each phase converges to the fair share within 0.7 ms
