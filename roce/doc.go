@@ -28,7 +28,9 @@
 //
 // The switch marks ECN with MarkCE, which sets the IPv4 ECN field to CE and
 // rewrites the header checksum; the ICRC masks both, so the frame stays
-// valid. Receivers count CE arrivals (no congestion control reacts).
+// valid. Receivers count CE arrivals; with congestion control (the
+// scenario's cc key, package cc) a DCQCN receiver answers with CNP frames
+// and an HPCC sender reads the switches' telemetry echoed in ACKs.
 //
 // # Work and data integrity
 //
@@ -141,4 +143,16 @@
 // dropped, events and wall time, and the integrity verdict. Runs are
 // deterministic: the same scenario gives the same frames at the same times,
 // so the same trace, byte for byte.
+//
+// # Collectives
+//
+// RunCollective runs a collective of package coll on a fabric scenario
+// instead of its traffic: every chunk between hosts is an RDMA WRITE with
+// immediate of real data into a landing slot of the receiver, whose
+// receive completion hands it to the receiving rank; every rank's output
+// is checked against coll.Reference. CollConfig.Sharp runs the all-reduce
+// by SHARP, with aggregation nodes in the switches (collsharp.go);
+// CollConfig.Node puts several ranks (GPUs) on each host and carries the
+// chunks inside a machine over NodeSpec's NVLink, PCIe and host memory,
+// with or without GPUDirect RDMA.
 package roce
