@@ -373,3 +373,135 @@ func TestScoreboardCatchesWrongACK(t *testing.T) {
 	assert.Equal(t, 6, f.Frame)
 	assert.True(t, strings.HasPrefix(f.String(), "frame 6: §5.3 ack_psn: "), f.String())
 }
+
+// drainAll returns the PSNs and lengths of every frame p has due at now,
+// with the ICRC verdicts.
+func drainAll(t *testing.T, p *Peer) (psns []uint32, lens []int, icrcOK []bool) {
+	var ps Parser
+	var f Fields
+	buf := make([]byte, 9000)
+	for {
+		n, err := p.Tx(buf)
+		if Code(err) == Empty {
+			return
+		}
+		require.NoError(t, err)
+		require.NoError(t, ps.Parse(buf[:n], &f))
+		psns, lens, icrcOK = append(psns, f.PSN), append(lens, n), append(icrcOK, f.ICRCOK)
+	}
+}
+
+// The faults hit exactly the frames named: the first frame goes after the
+// second (reorder:@0), the third twice (duplicate:@2), the fourth never
+// (drop:@3), the fifth with a wrong ICRC (bad-icrc:@4).
+func TestPeerFaultsAt(t *testing.T) {
+	a, _ := newPair(t)
+	for _, f := range []string{"reorder:@0", "duplicate:@2", "drop:@3", "bad-icrc:@4"} {
+		require.NoError(t, a.AddFault(f))
+	}
+	for i := range uint64(6) {
+		require.NoError(t, a.PostWrite(i, 0x1000_0000, 8, 0x2000_0000, 0x200))
+	}
+	psns, _, ok := drainAll(t, a)
+	assert.Equal(t, []uint32{101, 100, 102, 102, 104, 105}, psns)
+	assert.Equal(t, []bool{true, true, true, true, false, true}, ok)
+	s := a.Stats()
+	assert.Equal(t, uint64(4), s.FaultsTotal)
+	assert.Equal(t, uint64(1), s.Faults[gen.Reorder])
+}
+
+// READ responses leave at the paced rate: with 1000 bytes per microsecond
+// a frame of n bytes holds the next back n ns. A READ of 4096 bytes at MTU
+// 1024 is four responses: First and Last carry an AETH (14 + 20 + 8 + 12 +
+// 4 + 1024 + 4 = 1086 bytes), the Middles none (1082 bytes).
+func TestPeerReadPacing(t *testing.T) {
+	a, b := newPair(t)
+	require.NoError(t, b.SetOption("read_bytes_per_us", 1000))
+	require.NoError(t, a.PostRead(1, 0x1000_0000, 4096, 0x2000_0000, 0x200))
+	buf := make([]byte, 9000)
+	n, err := a.Tx(buf)
+	require.NoError(t, err)
+	t0 := int64(5 * rc.Microsecond)
+	require.NoError(t, b.Rx(buf[:n], t0))
+	var times []int64
+	var lens []int
+	now := t0
+	for len(times) < 4 {
+		_, l, _ := drainAll(t, b)
+		for range l {
+			times = append(times, now)
+		}
+		lens = append(lens, l...)
+		if len(times) == 4 {
+			break
+		}
+		w, ok := b.NextWake()
+		require.True(t, ok)
+		require.Greater(t, w, now)
+		now = w
+		require.NoError(t, b.Tick(now))
+	}
+	assert.Equal(t, []int{1086, 1082, 1082, 1086}, lens)
+	ns := int64(rc.Nanosecond)
+	assert.Equal(t, []int64{t0, t0 + 1086*ns, t0 + (1086+1082)*ns, t0 + (1086+2*1082)*ns}, times)
+	_, pending := b.NextWake()
+	assert.False(t, pending)
+}
+
+// ACK coalescing: with ack_every 3 b sends every third ACK at once and a
+// held one when ack_delay_ns passes; a queue that never empties does not
+// grow.
+func TestPeerCoalescing(t *testing.T) {
+	a, b := newPair(t)
+	require.NoError(t, b.SetOption("ack_every", 3))
+	require.NoError(t, b.SetOption("ack_delay_ns", 500))
+	for i := range uint64(4) {
+		require.NoError(t, a.PostWrite(i, 0x1000_0000, 8, 0x2000_0000, 0x200))
+	}
+	buf := make([]byte, 9000)
+	for {
+		n, err := a.Tx(buf)
+		if Code(err) == Empty {
+			break
+		}
+		require.NoError(t, b.Rx(buf[:n], 1000))
+	}
+	psns, _, _ := drainAll(t, b)
+	assert.Equal(t, []uint32{102}, psns, "the third ACK; the first two coalesced into it")
+	require.NoError(t, b.Tick(1000+499*int64(rc.Nanosecond)))
+	psns, _, _ = drainAll(t, b)
+	assert.Empty(t, psns, "the fourth is held for 500 ns")
+	require.NoError(t, b.Tick(1000+500*int64(rc.Nanosecond)))
+	psns, _, _ = drainAll(t, b)
+	assert.Equal(t, []uint32{103}, psns)
+	assert.Equal(t, uint64(2), b.Stats().Coalesced)
+
+	// 2000 WRITEs with always a frame left queued: the queue stays small.
+	a, b = newPair(t)
+	l := &link{a: a, b: b, buf: make([]byte, 9000), now: int64(rc.Microsecond)}
+	var c rc.Completion
+	var posted, done uint64
+	for step := 0; done < 2000; step++ {
+		require.Less(t, step, 100000)
+		for posted < 2000 && posted-done < 8 {
+			require.NoError(t, a.PostWrite(posted, 0x1000_0000, 64, 0x2000_0000, 0x200))
+			posted++
+		}
+		if n, err := a.Tx(l.buf); err == nil {
+			require.NoError(t, b.Rx(l.buf[:n], l.now))
+		}
+		if n, err := b.Tx(l.buf); err == nil {
+			require.NoError(t, a.Rx(l.buf[:n], l.now))
+		}
+		for a.Poll(&c) {
+			require.Equal(t, rc.Success, c.Status)
+			require.Equal(t, done, c.WRID)
+			done++
+		}
+		l.now += 100 * int64(rc.Nanosecond)
+		require.NoError(t, a.Tick(l.now))
+		require.NoError(t, b.Tick(l.now))
+	}
+	assert.Less(t, cap(a.q), 64)
+	assert.Less(t, cap(b.q), 64)
+}

@@ -496,8 +496,12 @@ func (p *Peer) queue(b []byte, read bool) {
 	if len(p.q) > 0 && at < p.q[len(p.q)-1].at {
 		at = p.q[len(p.q)-1].at // FIFO: never before the frame ahead
 	}
-	if p.qh == len(p.q) {
-		p.q, p.qh = p.q[:0], 0
+	if p.qh > 0 && p.qh >= len(p.q)/2 {
+		// Sent frames fill the front: move the rest down, so that a queue
+		// that never empties does not grow.
+		k := copy(p.q, p.q[p.qh:])
+		clear(p.q[k:])
+		p.q, p.qh = p.q[:k], 0
 	}
 	p.q = append(p.q, outFrame{at: at, buf: append(p.takeBuf(len(b)), b...)})
 }
