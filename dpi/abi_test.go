@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -91,4 +93,26 @@ func TestCABI(t *testing.T) {
 		t.Fatalf("%s", out)
 	}
 	t.Logf("%s", strings.TrimSpace(string(out)))
+}
+
+// BenchmarkCABI runs testdata/bench.c for b.N frames: per frame on the
+// device's port rocekit_peer_tx, rocekit_parse, rocekit_sb_feed and
+// rocekit_peer_rx, as a bench calls them through DPI-C, plus a poll and two
+// ticks per step. ns/op includes starting the program; c-ns/frame and
+// frames/s are timed inside it, around the loop alone, and compare with
+// internal/dpicore's BenchmarkLoop (the same work without the C ABI).
+func BenchmarkCABI(b *testing.B) {
+	exe := compile(b, "bench.c", "-O2")
+	b.ResetTimer()
+	out, err := exec.Command(exe, strconv.Itoa(b.N)).CombinedOutput()
+	if err != nil {
+		b.Fatalf("%s: %v\n%s", exe, err, out)
+	}
+	var frames, findings int
+	var ns int64
+	if _, err := fmt.Sscanf(string(out), "frames=%d ns=%d findings=%d", &frames, &ns, &findings); err != nil || frames != b.N || findings != 0 {
+		b.Fatalf("%s: %v", out, err)
+	}
+	b.ReportMetric(float64(ns)/float64(frames), "c-ns/frame")
+	b.ReportMetric(float64(frames)/(float64(ns)/1e9), "frames/s")
 }

@@ -10,7 +10,11 @@
 // a negative ROCEKIT_ERR_*, whose message rocekit_error_string() returns.
 package rocekit_pkg;
 
-  localparam int ROCEKIT_MAX_FRAME = 9216;
+  // ROCEKIT_MAX_FRAME holds any RoCE frame up to the largest path MTU, 4096:
+  // payload, two VLAN tags, IPv6, UDP, BTH, the longest extension headers,
+  // and ICRC come to at most 4214 bytes. Simulators that copy DPI-C array
+  // arguments copy this many bytes per call.
+  localparam int ROCEKIT_MAX_FRAME = 4352;
 
   localparam int ROCEKIT_OK           = 0;
   localparam int ROCEKIT_EMPTY        = 1;
@@ -46,7 +50,7 @@ package rocekit_pkg;
       input int unsigned imm,
       input byte unsigned payload[ROCEKIT_MAX_FRAME], input int payload_len,
       input int unsigned icrc_xor,
-      output byte unsigned buf[ROCEKIT_MAX_FRAME], input int cap, output int len);
+      output byte unsigned dst[ROCEKIT_MAX_FRAME], input int cap, output int len);
 
   import "DPI-C" function int rocekit_peer_new(
       input int unsigned qpn, input int unsigned dest_qpn, input int unsigned sq_psn,
@@ -59,7 +63,7 @@ package rocekit_pkg;
       input int handle, input byte unsigned frame[ROCEKIT_MAX_FRAME], input int len, input longint time_ps);
   import "DPI-C" function int rocekit_peer_tick(input int handle, input longint time_ps);
   import "DPI-C" function int rocekit_peer_tx(
-      input int handle, output byte unsigned buf[ROCEKIT_MAX_FRAME], input int cap, output int len);
+      input int handle, output byte unsigned dst[ROCEKIT_MAX_FRAME], input int cap, output int len);
   import "DPI-C" function int rocekit_peer_next_wake(input int handle, output longint time_ps);
   import "DPI-C" function int rocekit_peer_poll(
       input int handle, output longint unsigned wr_id, output int unsigned status,
@@ -76,7 +80,7 @@ package rocekit_pkg;
   import "DPI-C" function int rocekit_peer_mem_write(
       input int handle, input longint unsigned addr, input byte unsigned data[ROCEKIT_MAX_FRAME], input int len);
   import "DPI-C" function int rocekit_peer_mem_read(
-      input int handle, input longint unsigned addr, output byte unsigned buf[ROCEKIT_MAX_FRAME], input int len);
+      input int handle, input longint unsigned addr, output byte unsigned dst[ROCEKIT_MAX_FRAME], input int len);
   import "DPI-C" function int rocekit_peer_stats(
       input int handle, output longint unsigned sent, output longint unsigned received,
       output longint unsigned rejected, output longint unsigned faults, output longint unsigned retransmitted);
