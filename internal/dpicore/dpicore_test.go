@@ -365,13 +365,19 @@ func TestScoreboardCatchesWrongACK(t *testing.T) {
 			assert.Greater(t, k, 0)
 		}
 	}
-	require.Greater(t, sb.Finish(), 0)
+	// Before Finish: the finding, without a connection number yet.
 	f, dir, err := sb.Finding(0)
+	require.NoError(t, err)
+	assert.Equal(t, conform.ACKPSN, f.Kind)
+	assert.Equal(t, 0, f.Conn)
+	require.Greater(t, sb.Finish(), 0)
+	f, dir, err = sb.Finding(0)
 	require.NoError(t, err)
 	assert.Equal(t, conform.ACKPSN, f.Kind)
 	assert.Equal(t, FromDUT, dir)
 	assert.Equal(t, 6, f.Frame)
 	assert.True(t, strings.HasPrefix(f.String(), "frame 6: §5.3 ack_psn: "), f.String())
+	assert.Equal(t, 1, f.Conn)
 }
 
 // drainAll returns the PSNs and lengths of every frame p has due at now,

@@ -27,6 +27,8 @@ type Scoreboard struct {
 	count    int // findings so far
 	finished bool
 	final    []conform.Finding // the findings with connection numbers, made at Finish
+	snap     []conform.Finding // before Finish: the findings when there were snapN
+	snapN    int
 }
 
 // NewScoreboard returns a scoreboard for a path MTU of pmtu bytes (256,
@@ -82,10 +84,13 @@ func (s *Scoreboard) Frames() int { return len(s.dirs) }
 func (s *Scoreboard) Finding(i int) (conform.Finding, int, error) {
 	fs := s.final
 	if !s.finished {
-		fs = s.c.Findings()
-		for k := range fs {
-			fs[k].Conn = 0
+		if s.snap == nil || s.snapN != s.count {
+			s.snap, s.snapN = s.c.Findings(), s.count
+			for k := range s.snap {
+				s.snap[k].Conn = 0
+			}
 		}
+		fs = s.snap
 	}
 	if i < 0 || i >= len(fs) {
 		return conform.Finding{}, 0, errf(ErrArg, "finding %d: there are %d (0..%d)", i, len(fs), len(fs)-1)
