@@ -91,7 +91,8 @@ int rocekit_build(uint32_t opcode, uint32_t dest_qp, uint32_t psn, uint32_t flag
  * path MTU mtu (256..4096), timeout 14, retry_cnt 7, rnr_retry 7, ORD/IRD 16,
  * and one memory region: mr_len bytes at mr_addr, R_Key mr_rkey, every right,
  * filled with rocekit gen's pattern (byte i = (i + (i>>8) + (i>>16) +
- * (i>>24)) & 0xff); 16 receive buffers of 4096 bytes are kept posted. */
+ * (i>>24)) & 0xff); 16 receive buffers of 4096 bytes are kept posted (one
+ * posted again for each SEND received). Completions wait until polled. */
 int rocekit_peer_new(uint32_t qpn, uint32_t dest_qpn, uint32_t sq_psn, uint32_t rq_psn,
                      uint32_t mtu, uint64_t mr_addr, uint32_t mr_rkey, uint32_t mr_len,
                      int32_t* handle);
@@ -104,6 +105,7 @@ int rocekit_free(int32_t handle);
  *   read_bytes_per_us N  pace READ response frames (0 = unpaced)
  *   recv_wqes N          receive buffers kept posted (0: SENDs get RNR NAKs)
  *   recv_bytes N         size of a receive buffer (default 4096)
+ *   rnr_naks N           post no receive buffer until N SENDs got an RNR NAK
  *   min_rnr_timer N      RNR timer code of the peer's RNR NAKs (0-31)
  *   rnr_retry N          RNR NAKs the peer's requester sits out (0-7, 7 infinite)
  *   retry_cnt N          retransmission limit (0-7)
@@ -112,7 +114,8 @@ int rocekit_free(int32_t handle);
  *   encap N              1 RoCEv2/IPv4, 2 RoCEv2/IPv6, 3 RoCEv1
  *   reverse N            1: the peer is .2 and the DUT .1
  * recv_wqes and the options after it are accepted only before the first
- * rx, tick or post (ROCEKIT_ERR_STATE). */
+ * rx, tick or post (ROCEKIT_ERR_STATE). RNR: with recv_wqes 0, or until
+ * rnr_naks RNR NAKs went out, SENDs meet RNR NAKs (ib-facts.md §5.7). */
 int rocekit_peer_option(int32_t handle, const char* name, int64_t value);
 /* Adds a fault on what the peer sends, written as for `rocekit gen --fault`:
  * "KIND:RATE" (probability per frame) or "KIND:@N" (the Nth frame, from 0).

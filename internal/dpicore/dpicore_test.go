@@ -511,3 +511,39 @@ func TestPeerCoalescing(t *testing.T) {
 	assert.Less(t, cap(a.q), 64)
 	assert.Less(t, cap(b.q), 64)
 }
+
+// RNR: b answers the first two SENDs with RNR NAKs (rnr_naks 2, no
+// receive buffer posted until then), a sits them out (min_rnr_timer 1:
+// 10 us, ib-facts.md §5.7) and both SENDs then complete, at a with
+// success and at b as receives of their lengths. 20 more SENDs than b
+// has buffers complete too: b posts a buffer again for each one used.
+func TestPeerRNR(t *testing.T) {
+	a, b := newPair(t)
+	require.NoError(t, b.SetOption("rnr_naks", 2))
+	require.NoError(t, b.SetOption("min_rnr_timer", 1))
+	require.NoError(t, b.SetOption("recv_wqes", 4))
+	require.NoError(t, a.PostSend(1, 0x1000_0000, 100))
+	require.NoError(t, a.PostSend(2, 0x1000_0000, 200))
+	for i := range uint64(20) {
+		require.NoError(t, a.PostSend(3+i, 0x1000_0000, 64))
+	}
+	l := &link{a: a, b: b}
+	var c rc.Completion
+	var sends, recvs []uint32
+	l.run(t, func() bool {
+		for a.Poll(&c) {
+			require.Equal(t, rc.Success, c.Status, "%v", c)
+			sends = append(sends, c.ByteLen)
+		}
+		for b.Poll(&c) {
+			require.Equal(t, rc.Success, c.Status, "%v", c)
+			require.Equal(t, rc.WCRecv, c.Opcode)
+			recvs = append(recvs, c.ByteLen)
+		}
+		return len(sends) == 22 && len(recvs) == 22
+	})
+	assert.Equal(t, []uint32{100, 200}, sends[:2])
+	assert.Equal(t, []uint32{100, 200}, recvs[:2])
+	assert.Equal(t, uint64(2), b.Stats().QP.RNRNAKsSent)
+	assert.Equal(t, uint64(2), a.Stats().QP.RNRNAKsReceived)
+}

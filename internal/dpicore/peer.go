@@ -78,6 +78,7 @@ type Peer struct {
 	recvBuf             []byte
 	recvNext            uint64
 	recvPosted          int
+	rnrNAKs             uint64 // post no receive buffer before this many RNR NAKs went out
 
 	// ACK coalescing
 	ackEvery  int
@@ -108,8 +109,8 @@ type Peer struct {
 }
 
 // NewPeer returns a peer in RTS with rc.DefaultConfig's timers and limits,
-// 16 receive buffers of 4096 bytes kept posted, no coalescing, no pacing
-// and no faults.
+// 16 receive buffers of 4096 bytes kept posted (one posted again for each
+// SEND received), no coalescing, no pacing and no faults.
 func NewPeer(c PeerConfig) (*Peer, error) {
 	switch {
 	case !rc.ValidMTU(c.MTU):
@@ -166,6 +167,12 @@ func (p *Peer) remake() error {
 }
 
 func (p *Peer) postRecvs() {
+	if p.rnrNAKs > 0 {
+		if p.qp.Stats().RNRNAKsSent < p.rnrNAKs {
+			return
+		}
+		p.rnrNAKs = 0
+	}
 	for p.recvPosted < p.recvWQEs && p.qp.State() != rc.StateError {
 		s := int(p.recvNext%uint64(p.recvWQEs)) * p.recvBytes
 		_ = p.qp.PostRecv(rc.RecvWR{ID: p.recvNext, Buf: p.recvBuf[s : s+p.recvBytes : s+p.recvBytes]})
@@ -184,6 +191,8 @@ func (p *Peer) postRecvs() {
 //	recv_wqes N           receive buffers kept posted (default 16); 0 makes
 //	                      every SEND meet an RNR NAK (ib-facts.md §5.7)
 //	recv_bytes N          size of each receive buffer (default 4096)
+//	rnr_naks N            post no receive buffer until the peer has answered
+//	                      N SENDs with an RNR NAK (ib-facts.md §5.7)
 //	min_rnr_timer N       5-bit RNR timer code the peer's RNR NAKs carry
 //	rnr_retry N           RNR NAKs the peer's requester sits out (7: infinite)
 //	retry_cnt N           retransmissions after timeouts or sequence NAKs
@@ -195,7 +204,7 @@ func (p *Peer) postRecvs() {
 //
 // The options from recv_wqes to reverse change the QP and may be set only
 // before the first Rx, Tick or post.
-var Options = []string{"ack_every", "ack_delay_ns", "read_bytes_per_us", "recv_wqes", "recv_bytes",
+var Options = []string{"ack_every", "ack_delay_ns", "read_bytes_per_us", "recv_wqes", "recv_bytes", "rnr_naks",
 	"min_rnr_timer", "rnr_retry", "retry_cnt", "timeout", "seed", "encap", "reverse"}
 
 // SetOption sets option name (see Options) to v.
@@ -232,6 +241,8 @@ func (p *Peer) SetOption(name string, v int64) error {
 		err = in(0, 1<<16)
 	case "recv_bytes":
 		err = in(0, 1<<31)
+	case "rnr_naks":
+		err = in(0, 1<<40)
 	case "min_rnr_timer", "timeout":
 		err = in(0, 31)
 	case "rnr_retry", "retry_cnt":
@@ -259,6 +270,8 @@ func (p *Peer) SetOption(name string, v int64) error {
 		p.recvWQEs = int(v)
 	case "recv_bytes":
 		p.recvBytes = int(v)
+	case "rnr_naks":
+		p.rnrNAKs = uint64(v)
 	case "min_rnr_timer":
 		p.rcfg.MinRNRTimer = uint8(v)
 	case "timeout":
@@ -345,7 +358,11 @@ func (p *Peer) Rx(data []byte, now int64) error {
 		return errf(ErrFrame, "rx: frame dropped: ICRC 0x%08x, computed 0x%08x (ib-facts.md §3)", got, want)
 	}
 	p.qp.Receive(rc.Time(now), &fr.Transport)
+	if p.rnrNAKs > 0 {
+		p.postRecvs()
+	}
 	p.drain()
+	p.harvest()
 	return nil
 }
 
@@ -357,6 +374,7 @@ func (p *Peer) Tick(now int64) error {
 	}
 	p.qp.Tick(rc.Time(now))
 	p.drain()
+	p.harvest()
 	if p.holding && now >= p.heldSince+p.ackDelay {
 		p.releaseHeld()
 	}
@@ -551,18 +569,28 @@ func (p *Peer) NextWake() (int64, bool) {
 	return t, ok
 }
 
-// Poll returns the next completion, or false if there is none.
-func (p *Peer) Poll(c *rc.Completion) bool {
-	if p.ch == len(p.comps) {
-		p.comps, p.ch = p.qp.AppendCompletions(p.comps[:0]), 0
-		for _, x := range p.comps {
-			if x.Opcode.IsRecv() {
-				p.recvPosted--
-			}
-		}
-		p.postRecvs()
-		p.drain()
+// harvest takes the QP's completions into the peer's queue and posts a
+// receive buffer for each one a SEND used.
+func (p *Peer) harvest() {
+	if p.qp.PendingCompletions() == 0 {
+		return
 	}
+	if p.ch == len(p.comps) {
+		p.comps, p.ch = p.comps[:0], 0
+	}
+	n0 := len(p.comps)
+	p.comps = p.qp.AppendCompletions(p.comps)
+	for _, x := range p.comps[n0:] {
+		if x.Opcode.IsRecv() {
+			p.recvPosted--
+		}
+	}
+	p.postRecvs()
+}
+
+// Poll returns the next completion, or false if there is none. Completions
+// wait until polled, as in a completion queue.
+func (p *Peer) Poll(c *rc.Completion) bool {
 	if p.ch == len(p.comps) {
 		return false
 	}
@@ -586,6 +614,7 @@ func (p *Peer) post(wr rc.WR) error {
 		return errf(ErrArg, "%v", err)
 	}
 	p.drain()
+	p.harvest()
 	return nil
 }
 
