@@ -599,7 +599,7 @@ func TestGarbage(t *testing.T) {
 		seed ^= seed << 17
 		return int(seed % uint64(n))
 	}
-	now := int64(0)
+	now := l.now
 	try := func(fr []byte) {
 		now++
 		_ = ps.Parse(fr, &f)
