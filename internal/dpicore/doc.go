@@ -12,6 +12,7 @@
 // concurrent use: a simulator calls from one thread.
 //
 // After warm-up, Parser.Parse, Builder.Build, Peer.Rx, Peer.Tick, Peer.Tx
-// and Scoreboard.Feed of conforming traffic allocate nothing
-// (BenchmarkLoop).
+// and Scoreboard.Feed of conforming traffic allocate nothing but the byte
+// per frame in which the scoreboard remembers the frame's direction
+// (BenchmarkLoop: 0 allocs/op, 4 B/op).
 package dpicore

@@ -338,8 +338,9 @@ func writePcap(t *testing.T, path string, frames [][]byte) {
 	require.NoError(t, f.Close())
 }
 
-// A responder device that ACKs a PSN it has not received is caught: the
-// frames of b are rewritten so that one ACK names PSN+1.
+// A responder device that ACKs a PSN it has not received is caught: three
+// WRITEs, each ACKed, the third with PSN 3, which was never sent: frame 6,
+// §5.3 ack_psn, in the direction from the device.
 func TestScoreboardCatchesWrongACK(t *testing.T) {
 	var bl Builder
 	sb, err := NewScoreboard(1024)

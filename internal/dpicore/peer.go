@@ -29,13 +29,13 @@ type PeerConfig struct {
 
 // PeerStats counts what a peer did.
 type PeerStats struct {
-	Received    uint64 // frames given to Rx
-	Rejected    uint64 // of those, dropped before the QP: not decodable, bad ICRC
-	Sent        uint64 // frames handed out by Tx
-	Coalesced   uint64 // ACKs never sent: a later ACK covered them (ack_every)
-	Faults      [32]uint64
-	FaultsTotal uint64
-	QP          rc.Stats
+	Received    uint64     // frames given to Rx
+	Rejected    uint64     // of those, dropped before the QP: not decodable, bad ICRC
+	Sent        uint64     // frames handed out by Tx
+	Coalesced   uint64     // ACKs never sent: a later ACK covered them (ack_every)
+	Faults      [32]uint64 // faults applied, by kind: Faults[gen.Drop] frames lost, ...
+	FaultsTotal uint64     // faults applied, every kind
+	QP          rc.Stats   // the QP's own counters (retransmissions, NAKs, RNR NAKs, ...)
 }
 
 // outFrame is a frame waiting in the peer's output queue.
