@@ -8,6 +8,14 @@
 // beside them. Times are picoseconds. Handles are ints. Every function but
 // the two that return a string returns a status: ROCEKIT_OK, ROCEKIT_EMPTY or
 // a negative ROCEKIT_ERR_*, whose message rocekit_error_string() returns.
+// The two C functions that fill a char buffer, rocekit_last_error and
+// rocekit_sb_finding, are not declared here: rocekit_error_string and
+// rocekit_sb_finding_text return the same text as a string.
+//
+// With Verilator, make the calls that pass frames from blocks that run once
+// per frame (always @(an_event)), not from clocked blocks: Verilator sets up
+// the buffer of such a call wherever the call sits, on every evaluation of
+// the block (see examples/verilator).
 package rocekit_pkg;
 
   // ROCEKIT_MAX_FRAME holds any RoCE frame up to the largest path MTU, 4096:
