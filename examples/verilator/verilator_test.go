@@ -86,3 +86,16 @@ func TestVerilator(t *testing.T) {
 		})
 	}
 }
+
+// run.sh refuses a bench it does not know, before building anything.
+func TestRunScriptUsage(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not found")
+	}
+	cmd := exec.Command("bash", "run.sh", "-o", t.TempDir(), "nosuchbench")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, "%s", out)
+	assert.Equal(t, 2, ee.ExitCode())
+	assert.Contains(t, string(out), "run.sh [-o DIR] resp|req")
+}

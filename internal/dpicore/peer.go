@@ -305,7 +305,8 @@ func (p *Peer) faultRNG(si int) *rand.Rand {
 // to the frames the peer sends: KIND:RATE hits each frame with probability
 // RATE, KIND:@N exactly the peer's Nth frame (from 0, counted before the
 // faults). Kinds: drop (loss), duplicate, reorder (swap with the next
-// frame), and those that change a frame's bytes (bad-icrc, flip-covered,
+// frame; a frame held when ack_delay_ns passes without a next one goes
+// alone), and those that change a frame's bytes (bad-icrc, flip-covered,
 // flip-masked, truncate, wrong-padcnt, reserved-opcode, tver). A frame
 // takes one fault at most, the first added that hits it.
 func (p *Peer) AddFault(spec string) error {
