@@ -13,9 +13,9 @@ import (
 	"github.com/rocekit/rocekit/internal/oracle"
 )
 
-// archive builds librocekit.a once per test binary, with the system C
-// compiler, and returns the directory holding it; it skips (fails with
-// ROCEKIT_REQUIRE_ORACLES=1) when there is no cc or cgo is off.
+// archive builds librocekit.a and librocekit.so once per test binary, with
+// the system C compiler, and returns the directory holding them; it skips
+// (fails with ROCEKIT_REQUIRE_ORACLES=1) when there is no cc or cgo is off.
 func archive(t testing.TB) string {
 	cc := oracle.Need(t, "cc")
 	archiveOnce.Do(func() {
@@ -30,10 +30,13 @@ func archive(t testing.TB) string {
 			return
 		}
 		archiveDir = dir
-		cmd := exec.Command("go", "build", "-buildmode=c-archive", "-o", filepath.Join(dir, "librocekit.a"), ".")
-		cmd.Env = append(os.Environ(), "CC="+cc)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			archiveErr = "go build -buildmode=c-archive: " + err.Error() + "\n" + string(out)
+		for _, b := range []struct{ mode, file string }{{"c-archive", "librocekit.a"}, {"c-shared", "librocekit.so"}} {
+			cmd := exec.Command("go", "build", "-buildmode="+b.mode, "-o", filepath.Join(dir, b.file), ".")
+			cmd.Env = append(os.Environ(), "CC="+cc)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				archiveErr = "go build -buildmode=" + b.mode + ": " + err.Error() + "\n" + string(out)
+				return
+			}
 		}
 	})
 	if archiveErr != "" {
@@ -59,13 +62,18 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// compile builds the C program testdata/src against the archive and
-// rocekit.h and returns its path.
-func compile(t testing.TB, src string, opt string) string {
+// compile builds the C program testdata/src against rocekit.h and the
+// archive (static) or the shared library and returns its path.
+func compile(t testing.TB, src string, opt string, static bool) string {
 	lib := archive(t)
 	exe := filepath.Join(t.TempDir(), strings.TrimSuffix(src, ".c"))
-	cmd := exec.Command(oracle.Need(t, "cc"), "-std=c99", "-Wall", "-Wextra", "-Werror", opt, "-I", ".",
-		"-o", exe, filepath.Join("testdata", src), filepath.Join(lib, "librocekit.a"), "-lpthread", "-ldl", "-lm")
+	args := []string{"-std=c99", "-Wall", "-Wextra", "-Werror", opt, "-I", ".", "-o", exe, filepath.Join("testdata", src)}
+	if static {
+		args = append(args, filepath.Join(lib, "librocekit.a"), "-lpthread", "-ldl", "-lm")
+	} else {
+		args = append(args, "-L"+lib, "-lrocekit", "-Wl,-rpath,"+lib)
+	}
+	cmd := exec.Command(oracle.Need(t, "cc"), args...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
 	}
@@ -83,16 +91,20 @@ func compile(t testing.TB, src string, opt string) string {
 // same bytes (checked against rocekit gen's pattern) and a SEND with no
 // finding; a scoreboard catches an ACK of a PSN never sent (frame 6,
 // §5.3 ack_psn) in the text rocekit check prints.
+// It runs twice: linked with the static archive and with the shared
+// library.
 func TestCABI(t *testing.T) {
-	exe := compile(t, "abi_test.c", "-O1")
-	out, err := exec.Command(exe).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", exe, err, out)
+	for _, static := range []bool{true, false} {
+		exe := compile(t, "abi_test.c", "-O1", static)
+		out, err := exec.Command(exe).CombinedOutput()
+		if err != nil {
+			t.Fatalf("static %v: %s: %v\n%s", static, exe, err, out)
+		}
+		if !strings.Contains(string(out), ", 0 failed") {
+			t.Fatalf("static %v: %s", static, out)
+		}
+		t.Logf("static %v: %s", static, strings.TrimSpace(string(out)))
 	}
-	if !strings.Contains(string(out), ", 0 failed") {
-		t.Fatalf("%s", out)
-	}
-	t.Logf("%s", strings.TrimSpace(string(out)))
 }
 
 // BenchmarkCABI runs testdata/bench.c for b.N frames: per frame on the
@@ -102,7 +114,7 @@ func TestCABI(t *testing.T) {
 // frames/s are timed inside it, around the loop alone, and compare with
 // internal/dpicore's BenchmarkLoop (the same work without the C ABI).
 func BenchmarkCABI(b *testing.B) {
-	exe := compile(b, "bench.c", "-O2")
+	exe := compile(b, "bench.c", "-O2", true)
 	b.ResetTimer()
 	out, err := exec.Command(exe, strconv.Itoa(b.N)).CombinedOutput()
 	if err != nil {

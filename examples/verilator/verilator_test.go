@@ -38,7 +38,8 @@ func number(t *testing.T, out, what string) int {
 }
 
 // TestVerilator builds librocekit and both benches with Verilator (two
-// C++ builds: about 30 s of CI time on two cores) and runs each with
+// C++ builds: about 30 s on two idle cores, a minute beside the rest of
+// go test ./...) and runs each with
 // its correct stand-in under three seeds and with its broken one.
 //
 // DUT as responder: 40 WRITEs of 1 to 3000 bytes from the rocekit
