@@ -91,6 +91,7 @@ func compile(t testing.TB, src string, opt string, static bool) string {
 // same bytes (checked against rocekit gen's pattern) and a SEND with no
 // finding; a scoreboard catches an ACK of a PSN never sent (frame 6,
 // §5.3 ack_psn) in the text rocekit check prints.
+//
 // It runs twice: linked with the static archive and with the shared
 // library.
 func TestCABI(t *testing.T) {
