@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -421,69 +420,8 @@ func Open(arg string) (*Workload, error) {
 	return Load(arg)
 }
 
-// offsetOf returns the byte offset of the value at path (items[2].bytes)
-// in data, which holds valid JSON, or 0 when there is none.
+// offsetOf is the offset of the value at path in data, or 0.
 func offsetOf(data []byte, path string) int64 {
-	type level struct {
-		array   bool
-		index   int
-		key     string
-		wantKey bool
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var stack []level
-	cur := func() string {
-		var b strings.Builder
-		for _, l := range stack {
-			if l.array {
-				fmt.Fprintf(&b, "[%d]", l.index)
-				continue
-			}
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(l.key)
-		}
-		return b.String()
-	}
-	next := func() {
-		if n := len(stack); n > 0 {
-			if stack[n-1].array {
-				stack[n-1].index++
-			} else {
-				stack[n-1].wantKey = true
-			}
-		}
-	}
-	for {
-		start := dec.InputOffset()
-		for start < int64(len(data)) && strings.IndexByte(" \t\r\n,:", data[start]) >= 0 {
-			start++
-		}
-		tok, err := dec.Token()
-		if err != nil {
-			return 0
-		}
-		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
-			stack = stack[:len(stack)-1]
-			next()
-			continue
-		}
-		if n := len(stack); n > 0 && stack[n-1].wantKey {
-			stack[n-1].key, stack[n-1].wantKey = tok.(string), false
-			continue
-		}
-		if cur() == path {
-			return start
-		}
-		switch tok {
-		case json.Delim('{'):
-			stack = append(stack, level{wantKey: true})
-		case json.Delim('['):
-			stack = append(stack, level{array: true})
-		default:
-			next()
-		}
-	}
+	off, _ := jsonerr.Offset(data, path)
+	return off
 }

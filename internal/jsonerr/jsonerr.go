@@ -44,6 +44,21 @@ func Position(data []byte, off int64) string {
 	return fmt.Sprintf("line %d column %d", line, col)
 }
 
+// Offset returns the byte offset of the value at path in data, a path as
+// this package's errors name it ("items[2].bytes"), and false when data,
+// read up to its first syntax error, has no such value.
+func Offset(data []byte, path string) (int64, bool) {
+	var off int64
+	found := false
+	walk(data, nil, func(p []level, key bool, _ reflect.Type, s, _ int64) bool {
+		if !key && pathOf(p) == path {
+			off, found = s, true
+		}
+		return found
+	})
+	return off, found
+}
+
 func describe(data []byte, v any, err error, top string) error {
 	if errors.Is(err, io.EOF) {
 		return errors.New("no JSON value: the file is empty")

@@ -1,6 +1,7 @@
 package jsonerr
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"testing"
@@ -89,4 +90,35 @@ func TestDecodeUnmarshalerError(t *testing.T) {
 	err := Decode([]byte("{\"items\": [{\"psn\": \"0x1\"},\n  {\"psn\": \"0x2\", \"mask\": \"zz\"}]}"), &w, "x")
 	require.Error(t, err)
 	assert.Equal(t, `items[1].mask: "zz": want a string such as "0x1f" at line 2 column 26`, err.Error())
+}
+
+// Offset finds a value by the path the errors name, in nested objects and
+// arrays, and says when there is none.
+func TestOffset(t *testing.T) {
+	data := []byte("{\"steps\": 2,\n \"items\": [{\"compute_us\": 5},\n  {\"op\": \"allreduce\", \"bytes\": \"25MB\"}]}")
+	for _, tc := range []struct {
+		path string
+		want string
+	}{
+		{"steps", "2"}, {"items", "["}, {"items[0]", "{\"compute_us\""}, {"items[1].bytes", "\"25MB\""}, {"", "{"},
+	} {
+		off, ok := Offset(data, tc.path)
+		if !ok || !bytes.HasPrefix(data[off:], []byte(tc.want)) {
+			t.Errorf("%q: offset %d (%v), want the value %s", tc.path, off, ok, tc.want)
+		}
+	}
+	if off, ok := Offset(data, "items[2]"); ok {
+		t.Errorf("items[2]: offset %d, want none", off)
+	}
+	if got := Position(data, mustOffset(t, data, "items[1].bytes")); got != "line 3 column 32" {
+		t.Errorf("items[1].bytes at %s", got)
+	}
+}
+
+func mustOffset(t *testing.T, data []byte, path string) int64 {
+	off, ok := Offset(data, path)
+	if !ok {
+		t.Fatalf("%s: not found", path)
+	}
+	return off
 }
