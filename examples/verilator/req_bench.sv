@@ -160,36 +160,17 @@ endmodule
 module tb_req;
   import rocekit_pkg::*;
 
-  localparam longint PERIOD_PS = 4000;  // 250 MHz, a byte per cycle
+  localparam string TB = "tb_req";
+  `include "port.svh"
+
   localparam longint unsigned PEER_MR = 'h1000_0000;
-
-  logic clk = 0;
-  always #2ns clk = ~clk;
-
-  int brk = 0, requests = 40, seed = 1, loss = 200, max_cycles = 2_000_000;
-  longint cycle = 0, now, wake;
-  int peer, sb, st, findings = 0;
-
-  byte unsigned txf[ROCEKIT_MAX_FRAME];
-  int tx_len = 0, tx_pos = 0;
-  logic rx_valid = 0, rx_last = 0;
-  logic [7:0] rx_data = 0;
-  byte unsigned rxf[ROCEKIT_MAX_FRAME];
-  int rx_pos = 0, rx_len = 0;
-  event from_dut, to_dut;
-  bit fetching = 0;
-  logic tx_valid[2], tx_last[2];
-  logic [7:0] tx_data[2];
+  int requests = 40, seed = 1, loss = 200, max_cycles = 2_000_000;
   int completed[2], errors[2];
 
   req_dut #(.BREAK(0)) good (clk, requests, rx_valid && brk == 0, rx_data, rx_last,
                              tx_valid[0], tx_data[0], tx_last[0], completed[0], errors[0]);
   req_dut #(.BREAK(1)) broken (clk, requests, rx_valid && brk == 1, rx_data, rx_last,
                                tx_valid[1], tx_data[1], tx_last[1], completed[1], errors[1]);
-
-  function automatic void check(int st, string what);
-    if (st != ROCEKIT_OK) $fatal(1, "tb_req: %s: status %0d: %s", what, st, rocekit_error_string());
-  endfunction
 
   initial begin
     void'($value$plusargs("break=%d", brk));
@@ -206,51 +187,13 @@ module tb_req;
     $display("tb_req: break=%0d requests=%0d seed=%0d loss=%0d/1000", brk, requests, seed, loss);
   end
 
-  // The DUT works on the rising edge; the bench moves bytes, frames and time
-  // on the falling one.
   always @(negedge clk) begin
-    cycle++;
-    now = cycle * PERIOD_PS;
-    if (tx_valid[brk]) begin
-      rxf[rx_pos] = tx_data[brk];
-      rx_pos++;
-      if (tx_last[brk]) begin
-        rx_len = rx_pos;
-        rx_pos = 0;
-        ->from_dut;
-      end
-    end
-    check(rocekit_peer_tick(peer, now), "peer_tick");
-    if (tx_pos == tx_len && !fetching && rocekit_peer_next_wake(peer, wake) == ROCEKIT_OK && wake <= now) begin
-      fetching = 1;
-      ->to_dut;
-    end
-    rx_valid = tx_pos < tx_len;
-    rx_data  = rx_valid ? txf[tx_pos] : 0;
-    rx_last  = rx_valid && tx_pos == tx_len - 1;
-    if (rx_valid) tx_pos++;
+    port_step();
     if (completed[brk] == requests || cycle == max_cycles) ->finish;
-  end
-
-  // The calls that pass frames run in blocks of their own, once per frame
-  // (Verilator sets up a DPI-C call's frame buffer where the call is).
-  always @(from_dut) begin
-    check(rocekit_sb_feed(sb, rxf, rx_len, now, ROCEKIT_FROM_DUT), "sb_feed");
-    st = rocekit_peer_rx(peer, rxf, rx_len, now);
-    if (st != ROCEKIT_OK) $display("tb_req: the peer dropped a DUT frame: %s", rocekit_error_string());
-  end
-
-  always @(to_dut) begin
-    st = rocekit_peer_tx(peer, txf, ROCEKIT_MAX_FRAME, tx_len);
-    if (st == ROCEKIT_OK) check(rocekit_sb_feed(sb, txf, tx_len, now, ROCEKIT_TO_DUT), "sb_feed");
-    else if (st != ROCEKIT_EMPTY) check(st, "peer_tx");
-    tx_pos = 0;
-    fetching = 0;
   end
 
   event finish;
   always @(finish) begin
-    longint unsigned sent, received, rejected, faults, retx;
     byte unsigned mem[ROCEKIT_MAX_FRAME];
     int bad = 0;
     // Every WRITE's 256 bytes reached the peer's memory.
@@ -258,11 +201,8 @@ module tb_req;
       check(rocekit_peer_mem_read(peer, PEER_MR + 64'(i) * 256, mem, 256), "mem_read");
       for (int k = 0; k < 256; k++) if (mem[k] != 8'(i * 7 + k)) bad++;
     end
-    check(rocekit_sb_finish(sb, findings), "sb_finish");
-    check(rocekit_peer_stats(peer, sent, received, rejected, faults, retx), "peer_stats");
-    $display("tb_req: %0d cycles, %0d of %0d requests completed, %0d READ data errors, %0d WRITE bytes wrong in the peer's memory; the peer sent %0d frames (%0d lost by the fault) and received %0d",
-             cycle, completed[brk], requests, errors[brk], bad, sent, faults, received);
-    for (int i = 0; i < findings; i++) $display("tb_req: finding: %s", rocekit_sb_finding_text(sb, i));
+    port_report($sformatf("%0d of %0d requests completed, %0d READ data errors, %0d WRITE bytes wrong in the peer's memory",
+                          completed[brk], requests, errors[brk], bad));
     if (completed[brk] != requests || errors[brk] != 0 || bad != 0 || findings != 0)
       $fatal(1, "tb_req: FAIL: %0d findings", findings);
     $display("tb_req: PASS");

@@ -108,37 +108,17 @@ endmodule
 module tb_resp;
   import rocekit_pkg::*;
 
-  localparam longint PERIOD_PS = 4000;  // 250 MHz, a byte per cycle
+  localparam string TB = "tb_resp";
+  `include "port.svh"
+
   localparam longint unsigned PEER_MR = 'h1000_0000, DUT_MR = 'h2000_0000;
-
-  logic clk = 0;
-  always #2ns clk = ~clk;
-
-  int brk = 0, writes = 40, seed = 1, loss = 50, max_cycles = 1_000_000;
-  longint cycle = 0, now, wake;
-  int peer, sb, st, done = 0, failed = 0, findings = 0;
+  int writes = 40, seed = 1, loss = 50, max_cycles = 1_000_000;
+  int done = 0, failed = 0;
   longint unsigned wr_id;
   int unsigned status, wc_op, byte_len;
 
-  // to the DUT: the peer's frame being streamed
-  byte unsigned txf[ROCEKIT_MAX_FRAME];
-  int tx_len = 0, tx_pos = 0;
-  logic rx_valid = 0, rx_last = 0;
-  logic [7:0] rx_data = 0;
-  // from the DUT
-  byte unsigned rxf[ROCEKIT_MAX_FRAME];
-  int rx_pos = 0, rx_len = 0;
-  event from_dut, to_dut;
-  bit fetching = 0;
-  logic tx_valid[2], tx_last[2];
-  logic [7:0] tx_data[2];
-
   resp_dut #(.BREAK(0)) good (clk, rx_valid && brk == 0, rx_data, rx_last, tx_valid[0], tx_data[0], tx_last[0]);
   resp_dut #(.BREAK(1)) broken (clk, rx_valid && brk == 1, rx_data, rx_last, tx_valid[1], tx_data[1], tx_last[1]);
-
-  function automatic void check(int st, string what);
-    if (st != ROCEKIT_OK) $fatal(1, "tb_resp: %s: status %0d: %s", what, st, rocekit_error_string());
-  endfunction
 
   initial begin
     longint unsigned off = 0;
@@ -160,29 +140,8 @@ module tb_resp;
     $display("tb_resp: break=%0d writes=%0d seed=%0d loss=%0d/1000", brk, writes, seed, loss);
   end
 
-  // The DUT works on the rising edge; the bench moves bytes, frames and time
-  // on the falling one.
   always @(negedge clk) begin
-    cycle++;
-    now = cycle * PERIOD_PS;
-    if (tx_valid[brk]) begin
-      rxf[rx_pos] = tx_data[brk];
-      rx_pos++;
-      if (tx_last[brk]) begin
-        rx_len = rx_pos;
-        rx_pos = 0;
-        ->from_dut;
-      end
-    end
-    check(rocekit_peer_tick(peer, now), "peer_tick");
-    if (tx_pos == tx_len && !fetching && rocekit_peer_next_wake(peer, wake) == ROCEKIT_OK && wake <= now) begin
-      fetching = 1;
-      ->to_dut;
-    end
-    rx_valid = tx_pos < tx_len;
-    rx_data  = rx_valid ? txf[tx_pos] : 0;
-    rx_last  = rx_valid && tx_pos == tx_len - 1;
-    if (rx_valid) tx_pos++;
+    port_step();
     while (rocekit_peer_poll(peer, wr_id, status, wc_op, byte_len) == ROCEKIT_OK) begin
       done++;
       if (status != 0) begin
@@ -193,32 +152,8 @@ module tb_resp;
     if (done == writes || cycle == max_cycles) finish();
   end
 
-  // The calls that pass frames run in blocks of their own, once per frame
-  // (Verilator sets up a DPI-C call's frame buffer where the call is).
-  // from_dut hands the frame the DUT sent to the scoreboard and the peer.
-  always @(from_dut) begin
-    check(rocekit_sb_feed(sb, rxf, rx_len, now, ROCEKIT_FROM_DUT), "sb_feed");
-    st = rocekit_peer_rx(peer, rxf, rx_len, now);
-    if (st != ROCEKIT_OK) $display("tb_resp: the peer dropped a DUT frame: %s", rocekit_error_string());
-  end
-
-  // to_dut takes the peer's next frame for the DUT and the scoreboard; it
-  // goes out from the next falling edge.
-  always @(to_dut) begin
-    st = rocekit_peer_tx(peer, txf, ROCEKIT_MAX_FRAME, tx_len);
-    if (st == ROCEKIT_OK) check(rocekit_sb_feed(sb, txf, tx_len, now, ROCEKIT_TO_DUT), "sb_feed");
-    else if (st != ROCEKIT_EMPTY) check(st, "peer_tx");
-    tx_pos = 0;
-    fetching = 0;
-  end
-
   task automatic finish();
-    longint unsigned sent, received, rejected, faults, retx;
-    check(rocekit_sb_finish(sb, findings), "sb_finish");
-    check(rocekit_peer_stats(peer, sent, received, rejected, faults, retx), "peer_stats");
-    $display("tb_resp: %0d cycles, %0d of %0d WRITEs completed, %0d in error; the peer sent %0d frames (%0d lost by the fault, %0d retransmitted) and received %0d",
-             cycle, done, writes, failed, sent, faults, retx, received);
-    for (int i = 0; i < findings; i++) $display("tb_resp: finding: %s", rocekit_sb_finding_text(sb, i));
+    port_report($sformatf("%0d of %0d WRITEs completed, %0d in error", done, writes, failed));
     if (done != writes || failed != 0 || findings != 0) $fatal(1, "tb_resp: FAIL: %0d findings", findings);
     $display("tb_resp: PASS");
     $finish;

@@ -48,7 +48,7 @@ if [ ! -x "$exe" ]; then
 	# -O1 compiles about as fast as -O0 and runs the bench several times
 	# faster; the Verilator runtime is compiled once per bench.
 	verilator --binary -j 2 -Wno-fatal -Wno-WIDTH --top-module "tb_$bench" \
-		"$root/dpi/rocekit_pkg.sv" "$here/${bench}_bench.sv" \
+		"-I$here" "$root/dpi/rocekit_pkg.sv" "$here/${bench}_bench.sv" \
 		-LDFLAGS "$lib -lpthread -ldl" --Mdir "$out/$bench" -o "Vtb_$bench" \
 		-MAKEFLAGS "OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O1" >"$out/$bench.build.log" 2>&1 ||
 		{
