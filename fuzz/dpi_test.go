@@ -13,9 +13,9 @@ import (
 // prefixed with its length in two bytes, as FuzzDPI reads its input.
 func dpiExchange() []byte {
 	a, _ := dpicore.NewPeer(dpicore.PeerConfig{QPN: 0x11, DestQPN: 0x12, SQPSN: 100, RQPSN: 5000, MTU: 1024,
-		MRAddr: 0x1000_0000, MRRKey: 0x100, MRLen: 1 << 16})
+		MRAddr: 0x1000_0000, MRRKey: 0x100, MRLen: 1 << 13})
 	b, _ := dpicore.NewPeer(dpicore.PeerConfig{QPN: 0x12, DestQPN: 0x11, SQPSN: 5000, RQPSN: 100, MTU: 1024,
-		MRAddr: 0x2000_0000, MRRKey: 0x200, MRLen: 1 << 16})
+		MRAddr: 0x2000_0000, MRRKey: 0x200, MRLen: 1 << 13})
 	_ = b.SetOption("reverse", 1)
 	_ = a.PostWrite(1, 0x1000_0000, 3000, 0x2000_0000, 0x200)
 	_ = a.PostRead(2, 0x1000_0000, 3000, 0x2000_0000, 0x200)
@@ -50,15 +50,25 @@ func FuzzDPI(f *testing.F) {
 	f.Add(dpiExchange())
 	f.Add([]byte{0, 4, 1, 2, 3, 4})
 	f.Fuzz(func(t *testing.T, in []byte) {
-		peer, err := dpicore.NewPeer(dpicore.PeerConfig{QPN: 0x12, DestQPN: 0x11, SQPSN: 5000, RQPSN: 100, MTU: 1024,
-			MRAddr: 0x2000_0000, MRRKey: 0x200, MRLen: 1 << 16})
-		if err != nil {
+		if err := runDPI(in); err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+// runDPI is FuzzDPI's body: the input's frames through a fresh parser,
+// scoreboard and peer.
+func runDPI(in []byte) error {
+	{
+		peer, err := dpicore.NewPeer(dpicore.PeerConfig{QPN: 0x12, DestQPN: 0x11, SQPSN: 5000, RQPSN: 100, MTU: 1024,
+			MRAddr: 0x2000_0000, MRRKey: 0x200, MRLen: 1 << 13})
+		if err != nil {
+			return err
 		}
 		_ = peer.SetOption("reverse", 1)
 		sb, err := dpicore.NewScoreboard(1024)
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
 		var p dpicore.Parser
 		var fields dpicore.Fields
@@ -84,5 +94,6 @@ func FuzzDPI(f *testing.F) {
 			}
 		}
 		_ = sb.Finish()
-	})
+	}
+	return nil
 }
