@@ -91,5 +91,7 @@ func simTime(ps int64) sim.Time { return sim.Time(ps) }
 
 func TestBuildTooLarge(t *testing.T) {
 	_, err := FatTree(64, 0, LinkParams{})
-	assert.EqualError(t, err, "65536 hosts x 5120 switches = 335544320 routing entries, more than 67108864")
+	assert.EqualError(t, err, "topo: fat-tree: 65536 hosts x 5120 switches = 335544320 routing entries, more than 67108864")
+	_, err = Parse("dragonfly:a=28,p=3,h=8", LinkParams{HostRateBps: 1e9})
+	assert.EqualError(t, err, "topo: dragonfly: 18900 hosts x 6300 switches = 119070000 routing entries, more than 67108864")
 }

@@ -77,7 +77,7 @@ func Dragonfly(a, p, h int, lp LinkParams) (*Topology, error) {
 		return nil, fmt.Errorf("topo: dragonfly: a*h = %d, too many groups", int64(a)*int64(h))
 	}
 	g := a*h + 1
-	if err := tooBig("dragonfly", int64(g)*int64(a)*(int64(p)+1)); err != nil {
+	if err := tooBig("dragonfly", int64(g)*int64(a)*int64(p), int64(g)*int64(a)); err != nil {
 		return nil, err
 	}
 	if p+h+a-1 > MaxPorts {

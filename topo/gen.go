@@ -56,9 +56,15 @@ func atLeast(gen, name string, v, lo int) error {
 	return nil
 }
 
-func tooBig(gen string, nodes int64) error {
-	if nodes > maxNodes {
+// tooBig refuses a generator's size before anything is built: more nodes
+// than maxNodes, or more routing entries (hosts x switches) than Build
+// takes (MaxRoutePairs).
+func tooBig(gen string, hosts, switches int64) error {
+	if nodes := hosts + switches; nodes > maxNodes {
 		return fmt.Errorf("topo: %s: %d nodes, more than %d", gen, nodes, maxNodes)
+	}
+	if pairs := hosts * switches; pairs > MaxRoutePairs {
+		return fmt.Errorf("topo: %s: %d hosts x %d switches = %d routing entries, more than %d", gen, hosts, switches, pairs, MaxRoutePairs)
 	}
 	return nil
 }
@@ -120,7 +126,7 @@ func FatTree(k, hostsPerEdge int, lp LinkParams) (*Topology, error) {
 	if hostsPerEdge == 0 {
 		hostsPerEdge = h
 	}
-	if err := tooBig("fat-tree", int64(k)*int64(h)*int64(hostsPerEdge)+5*int64(k)*int64(k)/4); err != nil {
+	if err := tooBig("fat-tree", int64(k)*int64(h)*int64(hostsPerEdge), 5*int64(k)*int64(k)/4); err != nil {
 		return nil, err
 	}
 	if hostsPerEdge+h > MaxPorts || k > MaxPorts {
@@ -195,7 +201,7 @@ func LeafSpine(leaves, spines, hostsPerLeaf int, lp LinkParams) (*Topology, erro
 			return nil, err
 		}
 	}
-	if err := tooBig("leaf-spine", int64(leaves)*int64(hostsPerLeaf)+int64(leaves)+int64(spines)); err != nil {
+	if err := tooBig("leaf-spine", int64(leaves)*int64(hostsPerLeaf), int64(leaves)+int64(spines)); err != nil {
 		return nil, err
 	}
 	if hostsPerLeaf+spines > MaxPorts || leaves > MaxPorts {
