@@ -78,44 +78,10 @@ func TestStatsCountNoRouteAndUnconnected(t *testing.T) {
 // four priorities in flight into a port of half their rate, each delivery
 // releasing one send.
 func TestNoAllocsPerFrameWithPriorities(t *testing.T) {
-	eng := sim.NewEngine(1024)
-	net := sim.NewNetwork(eng, 1)
-	net.Classify = classify
-	net.MarkCE = func([]byte) bool { return true }
-	sw := net.NewSwitch("sw", 3, sim.PortConfig{QueueLimit: 1 << 20})
-	sw.SetPFC(sim.PFCConfig{XOff: 4000, XOn: 2000, Priorities: 1<<3 | 1<<5})
-	sw.SetBuffer(sim.BufferConfig{Bytes: 1 << 20, Alpha: 1})
-	var src0, src1 *sim.Host
-	frames := [4][]byte{prioFrame(0, 0, 1024), prioFrame(0, 3, 1024), prioFrame(0, 5, 1024), prioFrame(0, 6, 1024)}
-	delivered := 0
-	dst := net.NewHost("dst", sim.EndpointFunc(func(now sim.Time, f []byte) {
-		delivered++
-		if delivered&1 == 0 {
-			src0.Send(2, frames[delivered>>1&3])
-		} else {
-			src1.Send(2, frames[(delivered>>1+2)&3])
-		}
-	}))
-	src0 = net.NewHost("src0", nil)
-	src1 = net.NewHost("src1", nil)
-	fast := sim.LinkConfig{Bandwidth: 100e9, Delay: sim.Microsecond}
-	net.Connect(src0.Port(), sw.Port(0), fast)
-	net.Connect(src1.Port(), sw.Port(1), fast)
-	net.Connect(dst.Port(), sw.Port(2), sim.LinkConfig{Bandwidth: 50e9, Delay: sim.Microsecond})
-	sw.SetRoute(2, 2)
-	out := sw.Port(2)
-	for i := 0; i < sim.NumPriorities; i++ {
-		out.SetRED(i, sim.RED{KMin: 2000, KMax: 20000, PMax: 0.2})
-	}
-	for i := 0; i < 32; i++ {
-		src0.Send(2, frames[i&3])
-		src1.Send(2, frames[(i+2)&3])
-	}
-	for delivered < 20000 {
-		eng.Step()
-	}
+	r := newPriorityRig()
+	eng, sw, out, delivered := r.eng, r.sw, r.sw.Port(2), &r.delivered
 	allocs := testing.AllocsPerRun(10, func() {
-		for target := delivered + 1000; delivered < target; {
+		for target := *delivered + 1000; *delivered < target; {
 			eng.Step()
 		}
 	})
