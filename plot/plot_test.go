@@ -2,10 +2,8 @@ package plot
 
 import (
 	"bytes"
-	"encoding/xml"
 	"fmt"
 	"image/png"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/rocekit/rocekit/decode"
 	"github.com/rocekit/rocekit/internal/oracle"
+	"github.com/rocekit/rocekit/internal/svgtest"
 	"github.com/rocekit/rocekit/pcap"
 	"github.com/rocekit/rocekit/rc"
 	"github.com/rocekit/rocekit/roce"
@@ -279,32 +278,9 @@ func TestReadRun(t *testing.T) {
 // which must parse as XML.
 func svgTexts(t *testing.T, b []byte) []string {
 	t.Helper()
-	dec := xml.NewDecoder(bytes.NewReader(b))
-	var out []string
-	in := false
-	root := ""
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		require.NoError(t, err)
-		switch tk := tok.(type) {
-		case xml.StartElement:
-			if root == "" {
-				root = tk.Name.Local
-			}
-			in = tk.Name.Local == "text"
-		case xml.CharData:
-			if in {
-				out = append(out, string(tk))
-			}
-		case xml.EndElement:
-			in = false
-		}
-	}
-	require.Equal(t, "svg", root)
-	return out
+	texts, err := svgtest.Texts(b)
+	require.NoError(t, err)
+	return texts
 }
 
 // Every plot renders as SVG that parses and carries its title, axis

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"image/png"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocekit/rocekit/decode"
+	"github.com/rocekit/rocekit/internal/svgtest"
 	"github.com/rocekit/rocekit/plot"
 	"github.com/rocekit/rocekit/rc"
 )
@@ -27,31 +27,9 @@ import (
 // <text> elements.
 func plotSVGTexts(t *testing.T, b []byte) []string {
 	t.Helper()
-	dec := xml.NewDecoder(bytes.NewReader(b))
-	var out []string
-	in, root := false, ""
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		require.NoError(t, err)
-		switch tk := tok.(type) {
-		case xml.StartElement:
-			if root == "" {
-				root = tk.Name.Local
-			}
-			in = tk.Name.Local == "text"
-		case xml.CharData:
-			if in {
-				out = append(out, string(tk))
-			}
-		case xml.EndElement:
-			in = false
-		}
-	}
-	require.Equal(t, "svg", root)
-	return out
+	texts, err := svgtest.Texts(b)
+	require.NoError(t, err)
+	return texts
 }
 
 // plotTrace writes the trace of a lossy simulated run into dir.
