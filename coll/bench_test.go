@@ -115,25 +115,18 @@ func BenchmarkAllToAll8(b *testing.B) {
 	benchCollective(b, Config{Ranks: 8, Op: AllToAll, Algo: Direct, Count: 1 << 15, ChunkSize: 64 << 10})
 }
 
-// The reduction alone, 64 KiB per operation.
-func BenchmarkReduceFloat32Sum(b *testing.B) {
-	dst, src := make([]byte, 64<<10), make([]byte, 64<<10)
-	Fill(dst, Float32, 1, 0)
-	Fill(src, Float32, 1, 1)
-	b.SetBytes(int64(len(dst)))
-	b.ReportAllocs()
-	for b.Loop() {
-		reduce(dst, src, Float32, Sum)
-	}
-}
-
-func BenchmarkReduceBFloat16Sum(b *testing.B) {
-	dst, src := make([]byte, 64<<10), make([]byte, 64<<10)
-	Fill(dst, BFloat16, 1, 0)
-	Fill(src, BFloat16, 1, 1)
-	b.SetBytes(int64(len(dst)))
-	b.ReportAllocs()
-	for b.Loop() {
-		reduce(dst, src, BFloat16, Sum)
+// The reduction alone, 64 KiB per operation, of each element type.
+func BenchmarkReduceSum(b *testing.B) {
+	for _, dt := range []DType{Float32, Int32, BFloat16} {
+		b.Run(dt.String(), func(b *testing.B) {
+			dst, src := make([]byte, 64<<10), make([]byte, 64<<10)
+			Fill(dst, dt, 1, 0)
+			Fill(src, dt, 1, 1)
+			b.SetBytes(int64(len(dst)))
+			b.ReportAllocs()
+			for b.Loop() {
+				reduce(dst, src, dt, Sum)
+			}
+		})
 	}
 }
